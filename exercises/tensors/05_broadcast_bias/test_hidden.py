@@ -1,0 +1,83 @@
+"""Hidden checks for 05_broadcast_bias."""
+import torch
+
+from grader.testing import assert_close, assert_device, assert_shape, check, requires_cuda
+
+
+@check("shape")
+def test_feature_bias_shape(sub):
+    out = sub.add_feature_bias(torch.randn(32, 128), torch.randn(128))
+    assert_shape(out, (32, 128))
+
+
+@check("value", weight=2)
+def test_sample_bias_square(sub, device):
+    # N == F: the naive `x + bias` broadcasts per column and still has the right shape.
+    x, bias = torch.randn(4, 4, device=device), torch.randn(4, device=device)
+    assert_close(sub.add_sample_bias(x, bias), x + bias[:, None])
+
+
+@check("value")
+def test_sample_bias_rectangular(sub, device):
+    x, bias = torch.randn(6, 3, device=device), torch.randn(6, device=device)
+    assert_close(sub.add_sample_bias(x, bias), x + bias[:, None])
+
+
+@check("shape")
+def test_pairwise_shape(sub):
+    assert_shape(sub.pairwise_sq_dists(torch.randn(7, 3), torch.randn(5, 3)), (7, 5))
+
+
+@check("value", weight=2)
+def test_pairwise_matches_cdist(sub, device):
+    a, b = torch.randn(7, 16, device=device), torch.randn(5, 16, device=device)
+    assert_close(sub.pairwise_sq_dists(a, b), torch.cdist(a, b) ** 2, atol=1e-4, rtol=1e-4)
+    self_dists = sub.pairwise_sq_dists(a, a)
+    assert_close(torch.diagonal(self_dists), torch.zeros(7, device=device), atol=1e-4, rtol=0,
+                 what="diagonal of pairwise_sq_dists(a, a)")
+    assert (self_dists >= 0).all(), "pairwise_sq_dists(a, a) has negative entries: clamp at 0"
+
+
+@check("api")
+def test_no_cdist_no_loops(sub):
+    sub.static.require_implemented("pairwise_sq_dists")
+    lines = sub.static.uses("torch.cdist")
+    assert not lines, f"torch.cdist is not allowed (line {lines[0]}): use broadcasting"
+    loops = sub.static.loops_in("pairwise_sq_dists")
+    assert not loops, f"pairwise_sq_dists uses a {loops[0][1]} at line {loops[0][0]}: use broadcasting"
+
+
+@requires_cuda
+@check("perf", weight=2)
+def test_pairwise_memory_cuda(sub):
+    n, d = 4096, 256
+
+    def peak_extra_bytes(mod, n, d):
+        a = torch.randn(n, d, device="cuda")
+        b = torch.randn(n, d, device="cuda")
+        torch.cuda.synchronize()
+        torch.cuda.reset_peak_memory_stats()
+        base = torch.cuda.memory_allocated()
+        out = mod.pairwise_sq_dists(a, b)
+        torch.cuda.synchronize()
+        return torch.cuda.max_memory_allocated() - base, tuple(out.shape)
+
+    extra, shape = sub.probe(peak_extra_bytes, sub, n, d)
+    assert shape == (n, n)
+    assert extra < 3 * n * n * 4, f"peak extra memory {extra / 2**20:.0f} MiB: avoid the (N, M, D) tensor"
+
+
+@requires_cuda
+@check("device")
+def test_cuda_no_host_sync(sub):
+    def run_without_sync(mod):
+        a, b = torch.randn(64, 8, device="cuda"), torch.randn(32, 8, device="cuda")
+        torch.cuda.set_sync_debug_mode("error")
+        try:
+            out = mod.pairwise_sq_dists(a, b)
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+        return out
+
+    out = sub.probe(run_without_sync, sub)
+    assert_device(out, "cuda")

@@ -1,0 +1,3 @@
+"""torch-grader: grade PyTorch coding exercises with hidden checks and an isolated worker."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,237 @@
+"""The exercise catalog: discovery of `exercises/<track>/<NN_name>/` folders and their `exercise.toml`.
+
+An exercise folder holds README.md, exercise.toml, the stub `<name>.py`, test_public.py and
+test_hidden.py. Its reference solution and known mistakes live in `solutions/<track>/<NN_name>/`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.errors import ExerciseDefinitionError, UsageError
+
+DIFFICULTY_POINTS = {"easy": 10, "medium": 20, "hard": 30}
+GPU_POLICIES = ("required", "optional", "no")
+CHECK_KINDS = ("shape", "dtype", "value", "grad", "device", "mode", "api", "state", "perf")
+DEFAULT_TIMEOUT_S = 30.0
+EXERCISE_DIR_RE = re.compile(r"^(\d\d)_([a-z0-9_]+)$")
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise, as declared by its folder and exercise.toml."""
+
+    id: str  # folder name, e.g. "05_broadcast_bias"
+    number: int
+    name: str  # stub module name, e.g. "broadcast_bias"
+    track: str
+    title: str
+    difficulty: str
+    points: float
+    gpu: str
+    timeout_s: float  # per check
+    budget_s: float  # per exercise, all checks together
+    sources: tuple[str, ...]
+    forbidden_apis: tuple[str, ...]
+    required_apis: tuple[str, ...]
+    dir: Path
+    solutions_dir: Path
+
+    @property
+    def stub(self) -> Path:
+        return self.dir / f"{self.name}.py"
+
+    @property
+    def reference(self) -> Path:
+        return self.solutions_dir / f"{self.name}.py"
+
+    @property
+    def mistakes(self) -> list[Path]:
+        folder = self.solutions_dir / "mistakes"
+        return sorted(folder.glob("*.py")) if folder.is_dir() else []
+
+    @property
+    def public_tests(self) -> Path:
+        return self.dir / "test_public.py"
+
+    @property
+    def hidden_tests(self) -> Path:
+        return self.dir / "test_hidden.py"
+
+    @property
+    def layout_path(self) -> str:
+        """Where the candidate file sits in a submission that follows the exercise layout."""
+        return f"{self.track}/{self.id}/{self.name}.py"
+
+
+# --- exercise.toml schema -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Field:
+    type: type | tuple[type, ...]
+    required: bool = True
+    choices: tuple[str, ...] | None = None
+    item_type: type | None = None
+
+
+_SCHEMA: dict[str, _Field] = {
+    "title": _Field(str),
+    "track": _Field(str),
+    "difficulty": _Field(str, choices=tuple(DIFFICULTY_POINTS)),
+    "points": _Field((int, float), required=False),
+    "gpu": _Field(str, choices=GPU_POLICIES),
+    "timeout_s": _Field((int, float), required=False),
+    "budget_s": _Field((int, float), required=False),
+    "sources": _Field(list, item_type=str),
+    "api": _Field(dict, required=False),
+}
+_API_SCHEMA: dict[str, _Field] = {
+    "forbidden": _Field(list, required=False, item_type=str),
+    "required": _Field(list, required=False, item_type=str),
+}
+
+
+def _validate_table(table: dict, schema: dict[str, _Field], where: Path, prefix: str = "") -> None:
+    for key in table:
+        if key not in schema:
+            known = ", ".join(sorted(schema))
+            raise ExerciseDefinitionError(f"{where}: unknown field '{prefix}{key}' (known fields: {known})")
+    for key, spec in schema.items():
+        name = f"{prefix}{key}"
+        if key not in table:
+            if spec.required:
+                raise ExerciseDefinitionError(f"{where}: missing required field '{name}'")
+            continue
+        value = table[key]
+        if isinstance(value, bool) or not isinstance(value, spec.type):
+            expected = spec.type.__name__ if isinstance(spec.type, type) else " or ".join(t.__name__ for t in spec.type)
+            raise ExerciseDefinitionError(
+                f"{where}: field '{name}' must be {expected}, got {type(value).__name__} {value!r}"
+            )
+        if spec.choices and value not in spec.choices:
+            raise ExerciseDefinitionError(
+                f"{where}: field '{name}' must be one of {', '.join(spec.choices)}, got {value!r}"
+            )
+        if spec.item_type:
+            for item in value:
+                if not isinstance(item, spec.item_type):
+                    raise ExerciseDefinitionError(
+                        f"{where}: every item of '{name}' must be {spec.item_type.__name__}, got {item!r}"
+                    )
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value <= 0:
+            raise ExerciseDefinitionError(f"{where}: field '{name}' must be positive, got {value!r}")
+
+
+def load_exercise(folder: Path, solutions_root: Path) -> Exercise:
+    """Read and validate one exercise folder. Raises ExerciseDefinitionError naming the file and field."""
+    match = EXERCISE_DIR_RE.match(folder.name)
+    if not match:
+        raise ExerciseDefinitionError(f"{folder}: exercise folders are named NN_name (e.g. 05_broadcast_bias)")
+    toml_path = folder / "exercise.toml"
+    try:
+        data = tomllib.loads(toml_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ExerciseDefinitionError(f"{toml_path}: missing (every exercise needs an exercise.toml)") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ExerciseDefinitionError(f"{toml_path}: invalid TOML: {exc}") from None
+    _validate_table(data, _SCHEMA, toml_path)
+    api = data.get("api", {})
+    _validate_table(api, _API_SCHEMA, toml_path, prefix="api.")
+    track = data["track"]
+    if folder.parent.name != track:
+        raise ExerciseDefinitionError(
+            f"{toml_path}: field 'track' is {track!r} but the folder sits in track folder {folder.parent.name!r}"
+        )
+    number, name = int(match.group(1)), match.group(2)
+    timeout_s = float(data.get("timeout_s", DEFAULT_TIMEOUT_S))
+    exercise = Exercise(
+        id=folder.name,
+        number=number,
+        name=name,
+        track=track,
+        title=data["title"],
+        difficulty=data["difficulty"],
+        points=float(data.get("points", DIFFICULTY_POINTS[data["difficulty"]])),
+        gpu=data["gpu"],
+        timeout_s=timeout_s,
+        budget_s=float(data.get("budget_s", max(120.0, 10 * timeout_s))),
+        sources=tuple(data["sources"]),
+        forbidden_apis=tuple(api.get("forbidden", ())),
+        required_apis=tuple(api.get("required", ())),
+        dir=folder,
+        solutions_dir=solutions_root / track / folder.name,
+    )
+    for required in (exercise.stub, exercise.public_tests, exercise.hidden_tests, folder / "README.md"):
+        if not required.is_file():
+            raise ExerciseDefinitionError(f"{folder}: missing {required.name}")
+    return exercise
+
+
+# --- the catalog ----------------------------------------------------------------------------------
+
+def default_root() -> Path:
+    """The folder holding exercises/ (and solutions/): $GRADER_ROOT, the source checkout, or the cwd."""
+    env = os.environ.get("GRADER_ROOT")
+    if env:
+        return Path(env).resolve()
+    checkout = Path(__file__).resolve().parent.parent
+    if (checkout / "exercises").is_dir():
+        return checkout
+    return Path.cwd()
+
+
+@dataclass
+class Catalog:
+    root: Path
+    exercises: list[Exercise] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, root: Path | None = None) -> Catalog:
+        root = (root or default_root()).resolve()
+        ex_root = root / "exercises"
+        if not ex_root.is_dir():
+            raise UsageError(
+                f"no exercises/ folder under {root}: run from the grader's checkout or set GRADER_ROOT"
+            )
+        exercises = [
+            load_exercise(folder, root / "solutions")
+            for track in sorted(p for p in ex_root.iterdir() if p.is_dir())
+            for folder in sorted(p for p in track.iterdir() if p.is_dir() and EXERCISE_DIR_RE.match(p.name))
+        ]
+        exercises.sort(key=lambda e: e.number)
+        return cls(root=root, exercises=exercises)
+
+    def get(self, ref: str) -> Exercise:
+        """An exercise named by its folder name, its number ("5", "05") or a unique prefix."""
+        ref = ref.strip()
+        for ex in self.exercises:
+            if ref == ex.id or ref == ex.name:
+                return ex
+        if ref.isdigit():
+            for ex in self.exercises:
+                if ex.number == int(ref):
+                    return ex
+        matches = [ex for ex in self.exercises if ex.id.startswith(ref) or ex.name.startswith(ref)]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise UsageError(f"unknown exercise {ref!r}: see `grader list` for the exercises")
+        names = ", ".join(ex.id for ex in matches)
+        raise UsageError(f"exercise {ref!r} is ambiguous: it matches {names}")
+
+    def select(self, refs: list[str] | tuple[str, ...] | None) -> list[Exercise]:
+        """Resolve refs (each may be a comma list); None or empty means every exercise."""
+        if not refs:
+            return list(self.exercises)
+        chosen: list[Exercise] = []
+        for ref in refs:
+            for part in ref.split(","):
+                if part.strip():
+                    ex = self.get(part)
+                    if ex not in chosen:
+                        chosen.append(ex)
+        return chosen

@@ -1,0 +1,223 @@
+"""The `grader` command line. Thin by design: parse, call an engine function, render.
+
+Exit codes: 0 graded (whatever the score), 1 grader or infrastructure error, 2 usage error,
+3 score under --fail-under (for `check`: a public check failed; for `validate`: a problem found).
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from grader import __version__
+from grader.errors import ExitCode, GraderError
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def _console() -> Console:
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, width=120)
+    return console
+
+
+def handle_errors(fn):
+    """Turn GraderError into a one-line message and its exit code; nothing else is caught."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except GraderError as exc:
+            click.echo(f"Error: {exc}", err=True)
+            sys.exit(int(exc.exit_code))
+
+    return wrapper
+
+
+def limit_options(fn):
+    fn = click.option("--timeout-s", type=click.FloatRange(min=0.1), default=None,
+                      help="Time limit per check in seconds (default: each exercise's timeout_s).")(fn)
+    fn = click.option("--memory-gb", type=click.FloatRange(min=0.1), default=4.0, show_default=True,
+                      help="Memory limit per worker process.")(fn)
+    return fn
+
+
+def output_options(fn):
+    for name, what in (("json", "the JSON report"), ("junit", "JUnit XML"), ("gradescope", "Gradescope results.json"),
+                       ("markdown", "the Markdown summary")):
+        fn = click.option(f"--{name}", f"{name}_path", type=click.Path(dir_okay=False, path_type=Path),
+                          default=None, help=f"Write {what} to this file.")(fn)
+    return fn
+
+
+def _limits(memory_gb: float):
+    from grader.sandbox.client import Limits
+
+    return Limits(memory_bytes=int(memory_gb * (1 << 30)))
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(__version__, prog_name="grader")
+def cli() -> None:
+    """Grade PyTorch coding exercises: public checks for candidates, hidden checks for graders.
+
+    \b
+    Candidates:    grader list, grader show 05, grader check 05
+    Interviewers:  grader grade submission.zip --json report.json
+    Authors:       grader validate 05
+    """
+
+
+@cli.command("list")
+@handle_errors
+def list_cmd() -> None:
+    """List the exercises with their track, difficulty, GPU policy and points."""
+    from rich.table import Table
+
+    from grader.catalog import Catalog
+
+    catalog = Catalog.load()
+    table = Table(show_edge=False, box=None, pad_edge=False)
+    for col in ("exercise", "track", "difficulty", "gpu", "points", "title"):
+        table.add_column(col, justify="right" if col == "points" else "left", no_wrap=col != "title")
+    for ex in catalog.exercises:
+        table.add_row(ex.id, ex.track, ex.difficulty, ex.gpu, f"{ex.points:g}", ex.title)
+    console = _console()
+    console.print(table)
+    console.print(f"{len(catalog.exercises)} exercises")
+
+
+@cli.command()
+@click.argument("exercise")
+@handle_errors
+def show(exercise: str) -> None:
+    """Print an exercise's README and where its stub is.
+
+    Example: grader show 05
+    """
+    from grader.catalog import Catalog
+
+    ex = Catalog.load().get(exercise)
+    click.echo((ex.dir / "README.md").read_text(encoding="utf-8").rstrip())
+    click.echo("")
+    click.echo(f"Stub to fill in: {ex.stub}")
+    click.echo(f"Check it with:   grader check {ex.number:02d}")
+
+
+@cli.command()
+@click.argument("exercises", nargs=-1)
+@click.option("--all", "all_", is_flag=True, help="Check every exercise.")
+@click.option("--path", "path", type=click.Path(exists=True, path_type=Path), default=None,
+              help="Where your files are (default: the exercises' own folders, edited in place).")
+@limit_options
+@handle_errors
+def check(exercises: tuple[str, ...], all_: bool, path: Path | None, timeout_s: float | None,
+          memory_gb: float) -> None:
+    """Run the public checks of EXERCISES on your files, with messages you can act on.
+
+    An exercise is named by its folder name, its number or a unique prefix. Exits 0 when every
+    public check passes and 3 when one fails.
+
+    Example: grader check 05 10
+    """
+    from grader.catalog import Catalog
+    from grader.grading import grade
+    from grader.reports.terminal import render_checks
+
+    if not exercises and not all_:
+        raise click.UsageError("name one or more exercises (e.g. `grader check 05`), or use --all")
+    catalog = Catalog.load()
+    refs = [ex.id for ex in catalog.select(None if all_ else list(exercises))]
+    run = grade([path or catalog.root / "exercises"], exercises=refs, visibility="public", timeout_s=timeout_s,
+                limits=_limits(memory_gb))
+    render_checks(run, _console())
+    failed = any(c.outcome in ("failed", "error") for s in run.submissions for e in s.exercises for c in e.checks)
+    sys.exit(int(ExitCode.UNDER_THRESHOLD if failed else ExitCode.OK))
+
+
+@cli.command("grade")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--exercises", "-e", multiple=True,
+              help="Exercises to grade (repeat, or a comma list; default: those with a file in the submission).")
+@click.option("--runtime", type=click.Choice(["local"]), default="local", show_default=True,
+              help="Where the judge runs.")
+@click.option("--fail-under", type=click.FloatRange(0, 100), default=None,
+              help="Exit with code 3 when the total score is under this percentage.")
+@click.option("--quiet", "-q", is_flag=True, help="Do not print the score table.")
+@output_options
+@limit_options
+@handle_errors
+def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str, fail_under: float | None,
+              quiet: bool, json_path: Path | None, junit_path: Path | None, gradescope_path: Path | None,
+              markdown_path: Path | None, timeout_s: float | None, memory_gb: float) -> None:
+    """Grade one or more submissions (folders, .py files, .zip or .tar.gz archives) with the
+    public and hidden checks, and write reports.
+
+    Example: grader grade submission.zip --exercises 05,10 --json report.json --fail-under 60
+    """
+    from grader.grading import grade
+    from grader.reports import write_report
+    from grader.reports.terminal import render
+
+    run = grade(list(paths), exercises=list(exercises) or None, runtime=runtime, timeout_s=timeout_s,
+                limits=_limits(memory_gb))
+    for kind, target in (("json", json_path), ("junit", junit_path), ("gradescope", gradescope_path),
+                         ("markdown", markdown_path)):
+        if target is not None:
+            write_report(kind, run, target)
+    if not quiet:
+        render(run, _console())
+    if fail_under is not None and run.percent < fail_under:
+        click.echo(f"Score {run.percent:g} % is under --fail-under {fail_under:g} %", err=True)
+        sys.exit(int(ExitCode.UNDER_THRESHOLD))
+
+
+@cli.command()
+@click.argument("exercises", nargs=-1)
+@click.option("--timeout-s", type=click.FloatRange(min=0.1), default=None, help="Time limit per check.")
+@handle_errors
+def validate(exercises: tuple[str, ...], timeout_s: float | None) -> None:
+    """Prove exercises' checks right: the reference scores 100 %, the stub 0, and every known
+    mistake fails the checks its docstring names. Exits 3 when a problem is found.
+
+    Example: grader validate 05 10 18
+    """
+    from rich.table import Table
+
+    from grader.validate import validate as run_validate
+
+    results = run_validate(list(exercises) or None, timeout_s=timeout_s)
+    console = _console()
+    table = Table(show_edge=False, box=None, pad_edge=False)
+    for col in ("exercise", "reference", "stub", "mistakes caught", "status"):
+        table.add_column(col)
+    for v in results:
+        caught = sum(not m.problems for m in v.mistakes)
+        table.add_row(v.exercise.id, f"{v.reference.score:g}/{v.reference.max_score:g}",
+                      f"{v.stub.score:g}/{v.stub.max_score:g}", f"{caught}/{len(v.mistakes)}",
+                      "ok" if v.ok else "[red]FAIL[/]")
+    console.print(table)
+    for v in results:
+        for problem in v.problems:
+            console.print(f"[red]{v.exercise.id}[/]: {problem}", markup=True)
+        for m in v.mistakes:
+            if m.unverified:
+                console.print(f"[dim]{v.exercise.id}: mistake {m.name}: {', '.join(m.unverified)} "
+                              f"not run here (needs CUDA?)[/]")
+    bad = [v for v in results if not v.ok]
+    console.print(f"{len(results) - len(bad)}/{len(results)} exercises valid")
+    sys.exit(int(ExitCode.UNDER_THRESHOLD if bad else ExitCode.OK))
+
+
+def main() -> None:
+    cli(prog_name="grader")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+"""The grading engine, usable without the CLI:
+
+    from grader.grading import grade
+    run = grade(["submission.zip"], exercises=["05", "10"], runtime="local")
+    print(run.score, run.max_score)
+
+It opens each submission, finds the candidate files, runs the judge through a runtime, and builds
+the `GradeRun` result model that every report is rendered from. A broken exercise never stops the
+others, and a submission that cannot be opened is reported, not raised, when several are graded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import platform
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader import __version__
+from grader.catalog import Catalog, Exercise
+from grader.errors import GraderError, UsageError
+from grader.results import Environment, ExerciseResult, Flag, GradeRun, SubmissionResult, score_checks
+from grader.runtimes import JudgeJob, JudgeOutput, get_runtime
+from grader.runtimes.base import Candidate
+from grader.sandbox.client import Limits
+from grader.submissions import CandidateFile, locate, opened, submission_name
+
+VISIBILITY_FILES = {"all": ("test_public.py", "test_hidden.py"), "public": ("test_public.py",),
+                    "hidden": ("test_hidden.py",)}
+
+
+@dataclass
+class GradeOptions:
+    exercises: list[str] | None = None  # refs; None: every exercise with a file in the submission
+    runtime: str = "local"
+    visibility: str = "all"
+    timeout_s: float | None = None
+    limits: Limits = field(default_factory=Limits)
+    seed: int = 0
+    root: Path | None = None
+    runtime_options: dict = field(default_factory=dict)
+
+
+def grade(paths: list[str | Path], **kwargs) -> GradeRun:
+    """Grade one or more submissions. Keyword arguments are those of `GradeOptions`."""
+    return grade_with(list(map(Path, paths)), GradeOptions(**kwargs))
+
+
+def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
+    if not paths:
+        raise UsageError("no submission given: pass a folder, a .py file, a .zip or a .tar.gz")
+    catalog = Catalog.load(options.root)
+    explicit = bool(options.exercises)
+    selected = catalog.select(options.exercises)
+    started = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
+    t0 = time.monotonic()
+    runtime = get_runtime(options.runtime, **options.runtime_options)
+    with contextlib.ExitStack() as stack:
+        candidates: list[tuple[str, Path, dict[str, CandidateFile] | None, str | None]] = []
+        labels: set[str] = set()
+        for path in paths:
+            label = _unique(submission_name(path), labels)
+            try:
+                root = stack.enter_context(opened(path))
+                files = locate(root, selected, explicit)
+                if not files:
+                    raise UsageError(
+                        f"{path}: no exercise files found (looked for e.g. {selected[0].layout_path}); "
+                        f"name the exercises with --exercises, or check the layout")
+                candidates.append((label, root, files, None))
+            except GraderError as exc:
+                if len(paths) == 1:
+                    raise
+                candidates.append((label, path, None, str(exc)))
+        graded = [c for c in candidates if c[2]]
+        used = [ex for ex in selected if any(ex.id in c[2] for c in graded)]
+        output = JudgeOutput(records=[])
+        if graded:
+            job = JudgeJob(root=catalog.root, exercises=used,
+                           candidates=[Candidate(label, {k: v.to_spec() for k, v in files.items()})
+                                       for label, _, files, _ in graded],
+                           test_files=VISIBILITY_FILES[options.visibility], limits=options.limits,
+                           timeout_s=options.timeout_s, seed=options.seed)
+            output = runtime.run(job)
+        results = []
+        for label, root, files, error in candidates:
+            if files is None:
+                results.append(SubmissionResult(name=label, path=str(root), exercises=(), error=error))
+                continue
+            exercises = tuple(build_exercise(ex, label, root, files[ex.id], output)
+                              for ex in used if ex.id in files)
+            results.append(SubmissionResult(name=label, path=str(root), exercises=exercises))
+    env = environment(runtime.name, output)
+    return GradeRun(submissions=tuple(results), environment=env, started_at=started,
+                    duration_s=time.monotonic() - t0, tool_version=__version__)
+
+
+def _unique(label: str, used: set[str]) -> str:
+    candidate, n = label, 2
+    while candidate in used:
+        candidate, n = f"{label}-{n}", n + 1
+    used.add(candidate)
+    return candidate
+
+
+def environment(runtime: str, output: JudgeOutput) -> Environment:
+    env = next((r for r in output.records if r.get("type") == "environment"), {})
+    return Environment(runtime=runtime, python=platform.python_version(), torch=str(env.get("torch", "")),
+                       cuda=env.get("cuda"), gpus=tuple(env.get("gpus", [])),
+                       protections=tuple(output.protections), notes=tuple(output.notes))
+
+
+def build_exercise(ex: Exercise, label: str, root: Path, cand: CandidateFile, output: JudgeOutput) -> ExerciseResult:
+    """Turn the judge's records for one (submission, exercise) into an ExerciseResult."""
+    mine = [r for r in output.records if r.get("candidate") == label and r.get("exercise") == ex.id]
+    collected = {r["nodeid"]: r for r in mine if r.get("type") == "collected"}
+    checks = {r["nodeid"]: r for r in mine if r.get("type") == "check"}
+    static = next((r for r in mine if r.get("type") == "static"), {})
+    rows = []
+    for nodeid, info in collected.items():
+        if nodeid in checks:
+            rows.append(checks[nodeid])
+        else:
+            why = output.error or "the judge stopped before reaching it"
+            rows.append({**info, "outcome": "error", "message": f"not graded: {why}", "duration_s": 0.0})
+    problem = cand.problem
+    if not rows:
+        why = output.error or "the judge recorded no checks for this exercise"
+        rows.append({"name": "grading", "kind": "value", "weight": 1.0, "visibility": "hidden", "outcome": "error",
+                     "message": why + (f"\n{output.log[-1500:]}" if output.log else ""), "duration_s": 0.0,
+                     "file": "", "line": 0})
+        problem = problem or why
+    checks_out = score_checks(ex.points, rows)
+    file = None
+    if cand.path is not None:
+        try:
+            file = str(cand.path.relative_to(root)) if root.is_dir() else cand.path.name
+        except ValueError:
+            file = str(cand.path)
+    return ExerciseResult(id=ex.id, title=ex.title, track=ex.track, difficulty=ex.difficulty, points=ex.points,
+                          file=file, checks=tuple(checks_out), problem=problem,
+                          flags=tuple(Flag(f["line"], f["message"]) for f in static.get("flags", [])))

@@ -1,0 +1,1 @@
+"""The trusted judge: a pytest session over an exercise's checks, with the grader's plugin."""

@@ -1,0 +1,3 @@
+from grader.judge.run import main
+
+main()

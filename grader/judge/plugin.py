@@ -1,0 +1,243 @@
+"""The judge's pytest plugin: one class, registered by `grader.judge.run` and nothing else.
+
+It provides the `sub`, `device` and `seed` fixtures, parametrizes `sub` over the candidates being
+graded, seeds every check, enforces time limits and budgets through the worker client, and writes
+one JSON line per check (and per candidate file's static flags) as soon as each is known, so that
+a judge that dies still leaves every verdict it reached.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+from grader.catalog import CHECK_KINDS
+from grader.judge.proxy import Submission, SubmissionProblem
+from grader.judge.static import StaticView
+from grader.sandbox.client import Limits, WorkerFailure, Zygote
+from grader.sandbox.handles import RemoteError
+
+MAX_MESSAGE = 3000
+
+
+class JudgePlugin:
+    def __init__(self, spec: dict, zygote: Zygote):
+        self.spec = spec
+        self.zygote = zygote
+        self.root = Path(spec["root"])
+        self.exercises = {ex["id"]: ex for ex in spec["exercises"]}
+        self.by_dir = {str(Path(ex["dir"]).resolve()): ex for ex in spec["exercises"]}
+        self.candidates = {c["label"]: c for c in spec["candidates"]}
+        self.limits = Limits(**spec.get("limits", {}))
+        self.seed_value = int(spec.get("seed", 0))
+        self.timeout_override = spec.get("timeout_s")
+        self.cuda = torch.cuda.is_available()
+        self.out = open(spec["results_path"], "a", encoding="utf-8")  # noqa: SIM115 - closed at session end
+        self.import_failures: dict[tuple[str, str], dict] = {}
+        self.spent: dict[tuple[str, str], float] = {}
+        self.reports: dict[str, dict] = {}
+
+    # --- output ----------------------------------------------------------------------------------
+
+    def emit(self, record: dict) -> None:
+        self.out.write(json.dumps(record) + "\n")
+        self.out.flush()
+
+    def exercise_of(self, path: Path) -> dict | None:
+        return self.by_dir.get(str(Path(path).resolve().parent))
+
+    # --- setup -----------------------------------------------------------------------------------
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.addinivalue_line("markers", "check(kind, weight=1, timeout_s=None): a graded check")
+        self.emit({"type": "environment", "torch": torch.__version__, "cuda": torch.version.cuda,
+                   "cuda_available": self.cuda,
+                   "gpus": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if self.cuda else [],
+                   "numpy": np.__version__})
+        for label, cand in self.candidates.items():
+            for ex_id, entry in cand["files"].items():
+                self.emit_static(label, ex_id, entry)
+
+    def emit_static(self, label: str, ex_id: str, entry: dict) -> None:
+        record: dict[str, Any] = {"type": "static", "candidate": label, "exercise": ex_id, "flags": []}
+        if entry.get("path") and not entry.get("problem"):
+            try:
+                view = StaticView(Path(entry["path"]), Path(entry["path"]).read_bytes().decode("utf-8"))
+                record["flags"] = [f.to_dict() for f in view.tampering()]
+            except (UnicodeDecodeError, SyntaxError, ValueError, OSError):
+                pass
+        self.emit(record)
+
+    def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
+        if "sub" in metafunc.fixturenames:
+            ex = self.exercise_of(metafunc.definition.path)
+            labels = [label for label, c in self.candidates.items() if ex and ex["id"] in c["files"]]
+            metafunc.parametrize("sub", labels, indirect=True, ids=[f"@{label}" for label in labels])
+        if "device" in metafunc.fixturenames:
+            metafunc.parametrize("device", [
+                "cpu",
+                pytest.param("cuda", marks=pytest.mark.skipif(not self.cuda, reason="CUDA not available")),
+            ])
+
+    def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list) -> None:
+        for item in items:
+            info = self.describe(item)
+            self.emit({"type": "collected", **info})
+
+    def describe(self, item: pytest.Item) -> dict:
+        ex = self.exercise_of(item.path) or {}
+        marker = item.get_closest_marker("check")
+        kwargs = dict(marker.kwargs) if marker else {}
+        if marker and marker.args:
+            kwargs.setdefault("kind", marker.args[0])
+        callspec = getattr(item, "callspec", None)
+        params = dict(getattr(callspec, "params", {}))
+        label = params.pop("sub", None) or next(iter(self.candidates), "")
+        name = getattr(item, "originalname", None) or item.name
+        ids = [part for part in (callspec.id.split("-") if callspec else []) if not part.startswith("@")]
+        if ids:
+            name += "[" + "-".join(ids) + "]"
+        func = getattr(item, "function", None)
+        line = func.__code__.co_firstlineno if func is not None else (item.location[1] or 0) + 1
+        return {
+            "candidate": label, "exercise": ex.get("id", "?"), "name": name, "nodeid": item.nodeid,
+            "kind": kwargs.get("kind"), "weight": float(kwargs.get("weight", 1.0)),
+            "timeout_s": kwargs.get("timeout_s"),
+            "visibility": "public" if item.path.name == "test_public.py" else "hidden",
+            "file": os.path.relpath(item.path, self.root), "line": line,
+        }
+
+    # --- fixtures --------------------------------------------------------------------------------
+
+    @pytest.fixture
+    def sub(self, request: pytest.FixtureRequest) -> Any:
+        item = request.node
+        info = item.stash[_INFO]
+        ex = self.exercises[info["exercise"]]
+        entry = self.candidates[info["candidate"]]["files"][ex["id"]]
+        path = Path(entry["path"]) if entry.get("path") else None
+        submission = Submission(
+            module_name=ex["name"], path=path, problem=entry.get("problem"), zygote=self.zygote,
+            limits=self.limits, seed=self.seed_value, timeout_s=item.stash[_TIMEOUT], cuda=self.cuda,
+            import_failures=self.import_failures.setdefault((info["candidate"], ex["id"]), {}),
+        )
+        yield submission
+        submission.close()
+
+    @pytest.fixture
+    def seed(self) -> int:
+        return self.seed_value
+
+    # --- running ---------------------------------------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        info = self.describe(item)
+        item.stash[_INFO] = info
+        item.stash[_PHASES] = {}
+        ex = self.exercises.get(info["exercise"], {})
+        timeout = info["timeout_s"] or self.timeout_override or ex.get("timeout_s") or 30.0
+        item.stash[_TIMEOUT] = float(timeout)
+        item.stash[_START] = time.monotonic()
+        if info["kind"] not in CHECK_KINDS:
+            raise _AuthoringError(f"{info['name']} has no @check(kind, weight) marker with a known kind")
+        key = (info["candidate"], info["exercise"])
+        budget = ex.get("budget_s")
+        if budget and self.spent.get(key, 0.0) >= budget:
+            raise SubmissionProblem(f"not run: the exercise's time budget of {budget:g} s was used up "
+                                    f"by earlier checks")
+        random.seed(self.seed_value)
+        np.random.seed(self.seed_value)
+        torch.manual_seed(self.seed_value)
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo):
+        outcome = yield
+        report = outcome.get_result()
+        phases = item.stash.setdefault(_PHASES, {})
+        if call.excinfo is not None and not report.skipped:
+            phases[call.when] = (call.excinfo.value, call.excinfo.tb)
+        elif report.skipped:
+            reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+            phases[call.when] = ("skip", reason.removeprefix("Skipped: "))
+
+    def pytest_runtest_logfinish(self, nodeid: str, location: tuple) -> None:
+        item = self._current
+        if item is None:
+            return
+        self._current = None
+        info = item.stash.get(_INFO, None) or self.describe(item)
+        phases = item.stash.get(_PHASES, {})
+        elapsed = time.monotonic() - item.stash.get(_START, time.monotonic())
+        key = (info["candidate"], info["exercise"])
+        self.spent[key] = self.spent.get(key, 0.0) + elapsed
+        outcome, message, line = "passed", "", None
+        for when in ("setup", "call", "teardown"):
+            if when not in phases:
+                continue
+            value, tb = phases[when]
+            if value == "skip":
+                outcome, message = "not_run", tb
+                break
+            outcome, message, line = classify(value, tb, when, item.path)
+            break
+        self.emit({"type": "check", **info, "outcome": outcome, "message": message[:MAX_MESSAGE],
+                   "duration_s": round(elapsed, 4), "line": line or info["line"]})
+
+    _current: pytest.Item | None = None
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None):
+        self._current = item
+        yield
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.emit({"type": "finished", "exitstatus": int(exitstatus)})
+        self.out.close()
+
+
+class _AuthoringError(Exception):
+    """A test in an exercise is malformed (not the candidate's fault)."""
+
+
+_INFO = pytest.StashKey[dict]()
+_PHASES = pytest.StashKey[dict]()
+_TIMEOUT = pytest.StashKey[float]()
+_START = pytest.StashKey[float]()
+
+
+def classify(exc: BaseException, tb: Any, when: str, test_path: Path) -> tuple[str, str, int | None]:
+    """(outcome, message, line in the test file) for an exception raised by a check."""
+    line = None
+    for frame, lineno in traceback.walk_tb(tb):
+        if Path(frame.f_code.co_filename) == Path(test_path):
+            line = lineno
+    if isinstance(exc, SubmissionProblem):
+        return "failed", str(exc), line
+    if isinstance(exc, WorkerFailure):
+        return "failed", str(exc), line
+    if isinstance(exc, RemoteError):
+        tail = "\n".join(ln for ln in exc.remote_traceback.strip().splitlines()[-3:] if ln.strip())
+        message = str(exc)
+        if tail and exc.remote_type not in ("NotImplementedError",):
+            message += f"\n{tail}"
+        return "failed", message, line
+    if isinstance(exc, _AuthoringError):
+        return "error", str(exc), line
+    if when != "call":
+        return "error", f"{type(exc).__name__} during {when}: {exc}", line
+    if isinstance(exc, AssertionError):
+        text = str(exc).strip() or "assertion failed"
+        return "failed", text, line
+    return "failed", f"{type(exc).__name__}: {exc}", line

@@ -1,0 +1,65 @@
+"""Run the judge: one pytest session over the selected exercises' checks for a list of candidates.
+
+    python -m grader.judge SPEC.json
+
+SPEC (written by a runtime, see `grader.runtimes.base.JudgeJob`) names the exercises, the candidate
+files, the limits and where to append results (JSON lines). The judge loads no conftest.py, no
+pytest.ini and no plugin but its own: nothing a submission ships can change how it is graded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+_INI = """[pytest]
+python_files = test_public.py test_hidden.py
+python_functions = test_*
+filterwarnings =
+    ignore::DeprecationWarning
+"""
+
+
+def run_judge(spec: dict) -> int:
+    """Run the checks; returns pytest's exit status. Results go to spec["results_path"]."""
+    scratch_root = spec.get("scratch_root") or tempfile.mkdtemp(prefix="grader-scratch-")
+    os.makedirs(scratch_root, exist_ok=True)
+    # Start the fork server first: its torch import overlaps with ours and with collection.
+    from grader.sandbox.client import Zygote
+
+    zygote = Zygote(scratch_root)
+    zygote.start()
+    try:
+        import pytest
+
+        from grader.judge.plugin import JudgePlugin
+
+        plugin = JudgePlugin(spec, zygote)
+        with tempfile.TemporaryDirectory(prefix="grader-judge-") as tmp:
+            ini = Path(tmp) / "judge.ini"
+            ini.write_text(_INI)
+            files = [str(Path(ex["dir"]) / name) for ex in spec["exercises"] for name in spec["test_files"]
+                     if (Path(ex["dir"]) / name).is_file()]
+            args = [*files, "-c", str(ini), "--rootdir", spec["root"], "--noconftest", "-p", "no:cacheprovider",
+                    "--import-mode=importlib", "--strict-markers", "-q", "--no-header", "-rN", "--tb=short",
+                    "-p", "no:randomly", "-p", "no:xdist", "-p", "no:cov"]
+            if spec.get("pytest_args"):
+                args += list(spec["pytest_args"])
+            return int(pytest.main(args, plugins=[plugin]))
+    finally:
+        zygote.close()
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python -m grader.judge SPEC.json", file=sys.stderr)
+        raise SystemExit(2)
+    spec = json.loads(Path(argv[0]).read_text())
+    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
+    os.environ.pop("PYTEST_ADDOPTS", None)
+    os.environ.pop("PYTEST_PLUGINS", None)
+    raise SystemExit(run_judge(spec))

@@ -1,0 +1,191 @@
+"""Static checks on the candidate's source, run in the judge (authoritative: no code is executed).
+
+- `uses(name)`: does the source refer to a dotted API such as `torch.cdist`, through any import
+  alias (`import torch as T; T.cdist`, `from torch import cdist`, `from torch import cdist as cd`)?
+- `loops_in(function)`: for/while loops and comprehensions inside a function and the module-level
+  helpers it calls.
+- `tampering()`: flags for the interviewer: assignments to attributes of torch/numpy/builtins,
+  `sys.modules` edits, and use of ctypes, gc, inspect or frame introspection.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+_TAMPER_MODULES = {"torch", "numpy", "np", "builtins", "pytest", "grader", "sys", "F", "nn"}
+_SUSPECT_IMPORTS = {"ctypes": "uses ctypes", "gc": "uses gc (garbage-collector introspection)",
+                    "inspect": "uses inspect (frame and source introspection)",
+                    "grader": "imports the grader", "pytest": "imports pytest",
+                    "_pytest": "imports pytest internals", "cffi": "uses cffi"}
+_SUSPECT_CALLS = {"sys._getframe": "reads interpreter frames (sys._getframe)",
+                  "sys.settrace": "installs a trace function (sys.settrace)",
+                  "sys.setprofile": "installs a profile function (sys.setprofile)",
+                  "builtins.__import__": "replaces the import machinery",
+                  "os.kill": "sends signals (os.kill)", "os.killpg": "sends signals (os.killpg)",
+                  "os._exit": "exits the process (os._exit)", "os.fork": "forks processes (os.fork)",
+                  "gc.get_objects": "walks every live object (gc.get_objects)",
+                  "gc.get_referrers": "walks object referrers (gc.get_referrers)"}
+
+
+@dataclass(frozen=True)
+class Flag:
+    line: int
+    message: str
+
+    def to_dict(self) -> dict:
+        return {"line": self.line, "message": self.message}
+
+
+class StaticView:
+    """The parsed source of one candidate file."""
+
+    def __init__(self, path: Path, source: str):
+        self.path = path
+        self.source = source
+
+    @cached_property
+    def tree(self) -> ast.Module:
+        return ast.parse(self.source, filename=str(self.path))
+
+    @cached_property
+    def aliases(self) -> dict[str, str]:
+        """Local name -> the dotted name it stands for, from every import in the file."""
+        names: dict[str, str] = {}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    names[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                for alias in node.names:
+                    names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        return names
+
+    def _dotted(self, node: ast.AST) -> str | None:
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        head = self.aliases.get(node.id, node.id)
+        return ".".join([head, *reversed(parts)])
+
+    def references(self) -> list[tuple[str, int]]:
+        """Every dotted name the file refers to (resolved through imports), with its line."""
+        refs = []
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.Attribute, ast.Name)):
+                dotted = self._dotted(node)
+                if dotted:
+                    refs.append((dotted, node.lineno))
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                for alias in node.names:
+                    refs.append((f"{node.module}.{alias.name}", node.lineno))
+        return refs
+
+    def uses(self, api: str) -> list[int]:
+        """Lines where `api` (e.g. "torch.cdist") or an attribute below it is referred to."""
+        canonical = {api, api.replace("torch.nn.functional.", "F.")}
+        lines = []
+        for dotted, line in self.references():
+            full = dotted.replace("F.", "torch.nn.functional.", 1) if dotted.startswith("F.") else dotted
+            if any(full == a or full.startswith(a + ".") or dotted == a for a in canonical):
+                lines.append(line)
+        return sorted(set(lines))
+
+    def function(self, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+                return node
+        return None
+
+    def is_implemented(self, name: str) -> bool:
+        """False when `name` is missing or its body is still the stub's (docstring, raise
+        NotImplementedError, pass or ...)."""
+        fn = self.function(name)
+        if fn is None:
+            return False
+        body = [n for n in fn.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+        for node in body:
+            if isinstance(node, ast.Pass):
+                continue
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
+                    continue
+            return True
+        return False
+
+    def require_implemented(self, *names: str) -> None:
+        """Fail the check unless every function named is defined and no longer a stub. Use it in
+        static (api) checks, so that an untouched stub earns nothing from them."""
+        for name in names:
+            if self.function(name) is None:
+                raise AssertionError(f"{self.path.name} defines no `{name}`: keep the stub's names")
+            if not self.is_implemented(name):
+                raise AssertionError(f"`{name}` is not implemented yet (its body still raises NotImplementedError)")
+
+    def loops_in(self, name: str) -> list[tuple[int, str]]:
+        """(line, kind) of every loop or comprehension reachable from function `name` in this file."""
+        top = {n.name: n for n in self.tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        for cls in (n for n in self.tree.body if isinstance(n, ast.ClassDef)):
+            for item in cls.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    top.setdefault(f"{cls.name}.{item.name}", item)
+        start = top.get(name) or self.function(name)
+        if start is None:
+            return []
+        seen, todo, found = set(), [start], []
+        kinds = {ast.For: "for loop", ast.AsyncFor: "for loop", ast.While: "while loop",
+                 ast.ListComp: "list comprehension", ast.SetComp: "set comprehension",
+                 ast.DictComp: "dict comprehension", ast.GeneratorExp: "generator expression"}
+        while todo:
+            fn = todo.pop()
+            if id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            for node in ast.walk(fn):
+                for kind, label in kinds.items():
+                    if isinstance(node, kind):
+                        found.append((node.lineno, label))
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in top:
+                    todo.append(top[node.func.id])
+        return sorted(set(found))
+
+    def tampering(self) -> list[Flag]:
+        flags: list[Flag] = []
+        for node in ast.walk(self.tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                for module in modules:
+                    root = module.split(".")[0]
+                    if root in _SUSPECT_IMPORTS:
+                        flags.append(Flag(node.lineno, _SUSPECT_IMPORTS[root]))
+            targets: list[ast.AST] = []
+            if isinstance(node, ast.Assign):
+                targets = list(node.targets)
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+                targets = [node.target]
+            elif isinstance(node, ast.Delete):
+                targets = list(node.targets)
+            for target in targets:
+                base = target.value if isinstance(target, (ast.Attribute, ast.Subscript)) else None
+                dotted = self._dotted(base) if base is not None else None
+                if dotted and dotted.split(".")[0] in {"torch", "numpy", "builtins", "pytest", "grader"}:
+                    flags.append(Flag(node.lineno, f"assigns to {dotted}.{getattr(target, 'attr', '[...]')}"))
+                if dotted == "sys.modules":
+                    flags.append(Flag(node.lineno, "edits sys.modules"))
+            if isinstance(node, ast.Call):
+                dotted = self._dotted(node.func)
+                if dotted in _SUSPECT_CALLS:
+                    flags.append(Flag(node.lineno, _SUSPECT_CALLS[dotted]))
+                if dotted in {"setattr", "delattr"} and node.args:
+                    target = self._dotted(node.args[0])
+                    if target and target.split(".")[0] in {"torch", "numpy", "builtins", "pytest", "sys"}:
+                        flags.append(Flag(node.lineno, f"{dotted} on {target}"))
+        unique = {(f.line, f.message): f for f in flags}
+        return sorted(unique.values(), key=lambda f: (f.line, f.message))

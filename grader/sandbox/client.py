@@ -1,0 +1,392 @@
+"""Judge side of the sandbox: starts the zygote, forks workers, enforces time, memory and output limits.
+
+Everything a worker does wrong — hang, crash, exit, flood its output, blow its memory, send garbage
+— surfaces here as a `WorkerFailure` whose message says what happened, and the worker is killed.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import types
+from dataclasses import dataclass, field
+from typing import Any
+
+import cloudpickle
+
+from grader.sandbox import codec
+from grader.sandbox.handles import RemoteHandle
+from grader.sandbox.protocol import ChannelClosed, ChannelTimeout, MessageTooLarge, recv_msg, send_msg
+
+GiB = 1 << 30
+MiB = 1 << 20
+PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one worker may use. Memory is enforced by rlimit and by a resident-size watchdog."""
+
+    memory_bytes: int = 4 * GiB
+    file_size_bytes: int = 256 * MiB
+    processes: int = 256
+    output_bytes: int = 4 * MiB
+    open_files: int = 1024
+
+    def rlimits(self, cuda: bool) -> dict[str, int]:
+        limits = {"RLIMIT_FSIZE": self.file_size_bytes, "RLIMIT_CORE": 0, "RLIMIT_NOFILE": self.open_files}
+        if os.geteuid() != 0:  # root ignores RLIMIT_NPROC; the docker runtime's pids limit covers it
+            limits["RLIMIT_NPROC"] = self.processes
+        if not cuda:  # the CUDA driver maps huge private regions: rely on the watchdog there
+            limits["RLIMIT_DATA"] = self.memory_bytes
+        return limits
+
+
+class WorkerFailure(Exception):
+    """The worker hung, crashed, exited or broke a limit; it has been killed."""
+
+
+class CandidateImportError(Exception):
+    """The candidate's module raised while being imported (syntax error, exception, sys.exit)."""
+
+    def __init__(self, type_name: str, message: str, traceback: str):
+        super().__init__(f"{type_name}: {message}")
+        self.type_name, self.message, self.traceback = type_name, message, traceback
+
+
+_SIGNAL_MEANING = {
+    signal.SIGSEGV: "segmentation fault",
+    signal.SIGKILL: "killed",
+    signal.SIGABRT: "aborted",
+    signal.SIGBUS: "bus error",
+    signal.SIGFPE: "floating-point exception",
+    signal.SIGXFSZ: "file size limit exceeded",
+    signal.SIGXCPU: "CPU time limit exceeded",
+    signal.SIGILL: "illegal instruction",
+}
+
+
+def describe_exit(status: dict) -> str:
+    if status.get("signal"):
+        sig = status["signal"]
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        meaning = _SIGNAL_MEANING.get(sig)
+        return f"killed by {name}" + (f" ({meaning})" if meaning else "")
+    if status.get("exit") is not None:
+        return f"exited with status {status['exit']}"
+    return "ended"
+
+
+def scrubbed_env(scratch_root: str) -> dict[str, str]:
+    """The worker's environment: nothing of the judge's (no secrets), only what torch needs."""
+    env = {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": scratch_root,
+        "TMPDIR": scratch_root,
+        "LANG": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONUNBUFFERED": "1",
+    }
+    for key in ("CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "CUBLAS_WORKSPACE_CONFIG"):
+        if key in os.environ:
+            env[key] = os.environ[key]
+    return env
+
+
+class Zygote:
+    """The fork server process. Started early; its readiness is awaited on first use."""
+
+    def __init__(self, scratch_root: str):
+        self.scratch_root = scratch_root
+        self.proc: subprocess.Popen | None = None
+        self.ctrl: socket.socket | None = None
+        self.ready = False
+        self.restarts = 0
+        self._log = tempfile.TemporaryFile()
+
+    def start(self) -> None:
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-I", "-B", "-m", "grader.sandbox.zygote", str(child.fileno())],
+            pass_fds=[child.fileno()], env=scrubbed_env(self.scratch_root), cwd=self.scratch_root,
+            stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
+        )
+        child.close()
+        self.ctrl, self.ready = parent, False
+
+    def _answer(self, timeout: float) -> dict:
+        assert self.ctrl is not None
+        self.ctrl.settimeout(timeout)
+        try:
+            data = self.ctrl.recv(65536)
+        except (TimeoutError, OSError) as exc:
+            raise ChannelClosed(str(exc)) from None
+        if not data:
+            raise ChannelClosed("zygote closed its channel")
+        return json.loads(data)
+
+    def _ensure(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            if self.proc is not None:
+                self.restarts += 1
+            self.start()
+        if not self.ready:
+            try:
+                self._answer(timeout=120)
+            except ChannelClosed:
+                self._log.seek(0)
+                log = self._log.read()[-2000:].decode(errors="replace")
+                raise RuntimeError(f"the worker fork server did not start: {log}") from None
+            self.ready = True
+
+    def fork(self, config: dict, fds: list[int]) -> int:
+        for attempt in range(2):
+            self._ensure()
+            try:
+                assert self.ctrl is not None
+                socket.send_fds(self.ctrl, [json.dumps({"op": "fork", **config}).encode()], fds)
+                return int(self._answer(timeout=30)["pid"])
+            except (ChannelClosed, OSError):
+                # a previous worker may have killed the zygote: start a new one and retry once
+                if attempt:
+                    raise
+                self.close()
+        raise AssertionError("unreachable")
+
+    def wait(self, pid: int) -> dict:
+        try:
+            assert self.ctrl is not None
+            self.ctrl.send(json.dumps({"op": "wait", "pid": pid}).encode())
+            return self._answer(timeout=30)
+        except (ChannelClosed, OSError, AssertionError):
+            return {"exit": None, "zygote_lost": True}
+
+    def close(self) -> None:
+        if self.ctrl is not None:
+            try:
+                self.ctrl.send(b'{"op": "exit"}')
+            except OSError:
+                pass
+            self.ctrl.close()
+            self.ctrl = None
+        if self.proc is not None:
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.ready = False
+
+
+class _OutputDrain(threading.Thread):
+    """Reads the worker's stdout+stderr, keeps the tail, and flags a flood."""
+
+    def __init__(self, fd: int, cap: int):
+        super().__init__(daemon=True)
+        self.fd, self.cap = fd, cap
+        self.total = 0
+        self.tail = bytearray()
+        self.flooded = False
+
+    def run(self) -> None:
+        while True:
+            try:
+                chunk = os.read(self.fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            self.total += len(chunk)
+            self.tail += chunk
+            del self.tail[:-8192]
+            if self.total > self.cap:
+                self.flooded = True
+        os.close(self.fd)
+
+    def text(self, limit: int = 2000) -> str:
+        return bytes(self.tail[-limit:]).decode("utf-8", errors="replace")
+
+
+def _builtin_homes() -> dict[int, tuple[Any, str]]:
+    """id(builtin) -> (module, name) for torch's functions, so that pickling `torch.sin` does not
+    make pickle search every loaded module for it (hundreds of milliseconds with torch loaded)."""
+    import torch
+    import torch.nn.functional as F
+
+    homes: dict[int, tuple[Any, str]] = {}
+    for module in (torch.special, torch.linalg, F, torch):
+        for name in dir(module):
+            obj = getattr(module, name, None)
+            if isinstance(obj, types.BuiltinFunctionType):
+                homes[id(obj)] = (module, name)
+    return homes
+
+
+_HOMES: dict[int, tuple[Any, str]] | None = None
+
+
+class _Pickler(cloudpickle.Pickler):
+    """Requests to the worker; remote handles travel as persistent ids (their worker-side ids)."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        global _HOMES
+        if isinstance(obj, types.BuiltinFunctionType):
+            if _HOMES is None:
+                _HOMES = _builtin_homes()
+            home = _HOMES.get(id(obj))
+            if home is not None and getattr(home[0], home[1], None) is obj:
+                return getattr, home
+        return super().reducer_override(obj)
+
+    def persistent_id(self, obj: Any) -> Any:
+        ref = getattr(type(obj), "_grader_handle_ref", None)
+        if ref is not None:
+            return ("handle", ref(obj))
+        return None
+
+
+def dumps(obj: Any) -> bytes:
+    buf = io.BytesIO()
+    _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+    return buf.getvalue()
+
+
+@dataclass
+class Worker:
+    """One worker process running one candidate module."""
+
+    zygote: Zygote
+    candidate: str
+    module_name: str
+    limits: Limits
+    seed: int = 0
+    cuda: bool = False
+    deadline: float | None = None  # monotonic; set by the judge for the check in progress
+    time_limit: float | None = None  # for messages
+    pid: int | None = None
+    dead: str | None = None
+    scratch: str = ""
+    _sock: socket.socket | None = None
+    _drain: _OutputDrain | None = None
+    _tmp: Any = field(default=None, repr=False)
+    _last_status: dict = field(default_factory=dict, repr=False)
+
+    def make_handle(self, ref: codec.Ref) -> RemoteHandle:
+        return RemoteHandle(self, ref, ref.type_name)
+
+    def start(self) -> None:
+        self._tmp = tempfile.TemporaryDirectory(prefix="worker-", dir=self.zygote.scratch_root,
+                                                ignore_cleanup_errors=True)
+        self.scratch = self._tmp.name
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        out_r, out_w = os.pipe()
+        config = {"candidate": self.candidate, "module_name": self.module_name, "scratch": self.scratch,
+                  "seed": self.seed, "rlimits": self.limits.rlimits(self.cuda)}
+        try:
+            self.pid = self.zygote.fork(config, [theirs.fileno(), out_w])
+        finally:
+            theirs.close()
+            os.close(out_w)
+        self._sock = mine
+        self._drain = _OutputDrain(out_r, self.limits.output_bytes)
+        self._drain.start()
+        first = self._receive(what="importing the submission")
+        if "import_error" in first:
+            err = first["import_error"]
+            self.kill()
+            raise CandidateImportError(err["type"], err["message"], err["traceback"])
+
+    @property
+    def output(self) -> str:
+        return self._drain.text() if self._drain else ""
+
+    def _watch(self) -> None:
+        if self._drain is not None and self._drain.flooded:
+            raise _Violation(f"output limit exceeded: the worker wrote more than "
+                             f"{self.limits.output_bytes // MiB} MiB to stdout/stderr")
+        if self.pid is not None:
+            try:
+                with open(f"/proc/{self.pid}/statm") as fh:
+                    rss = int(fh.read().split()[1]) * PAGE
+            except (OSError, ValueError, IndexError):
+                return
+            if rss > self.limits.memory_bytes:
+                raise _Violation(f"memory limit {self.limits.memory_bytes / GiB:.1f} GiB exceeded "
+                                 f"(resident {rss / GiB:.1f} GiB)")
+
+    def _receive(self, what: str) -> dict:
+        assert self._sock is not None
+        try:
+            raw = recv_msg(self._sock, self.deadline, poll=self._watch)
+            self._watch()
+            answer = codec.decode(raw, self.make_handle)
+            if not isinstance(answer, dict):
+                raise codec.CodecError("answer is not a dict")
+            return answer
+        except ChannelTimeout:
+            limit = f" {self.time_limit:g} s" if self.time_limit else ""
+            self._fail(f"time limit{limit} exceeded while {what}")
+        except _Violation as exc:
+            self._fail(f"{exc} while {what}")
+        except ChannelClosed:
+            status = self.kill()
+            self._fail(f"the worker {status} while {what}", already_dead=True)
+        except (codec.CodecError, MessageTooLarge) as exc:
+            self._fail(f"the worker sent malformed data ({exc}) while {what}")
+        raise AssertionError("unreachable")
+
+    def _fail(self, reason: str, already_dead: bool = False) -> None:
+        if not already_dead:
+            self.kill()
+        self.dead = reason
+        raise WorkerFailure(f"worker killed: {reason}" if not already_dead else reason)
+
+    def request(self, req: dict, what: str) -> dict:
+        if self.dead:
+            raise WorkerFailure(f"the worker is no longer running ({self.dead})")
+        assert self._sock is not None
+        try:
+            send_msg(self._sock, dumps(req))
+        except OSError:
+            status = self.kill()
+            self._fail(f"the worker {status} before {what}", already_dead=True)
+        return self._receive(what)
+
+    def kill(self) -> str:
+        """Kill the worker and everything in its session; answer how it ended."""
+        if self.pid is None:
+            return "never started"
+        pid, self.pid = self.pid, None
+        for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+            try:
+                kill()
+            except OSError:
+                pass
+        status = self.zygote.wait(pid)
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+        if self._drain is not None:
+            self._drain.join(timeout=2)
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+        self._last_status = status
+        return describe_exit(status)
+
+
+class _Violation(Exception):
+    pass

@@ -1,0 +1,110 @@
+"""Framing and small shared types for the judge <-> worker channel.
+
+Messages are length-prefixed byte strings on a Unix socket. Judge -> worker: cloudpickle (the
+worker trusts the judge). Worker -> judge: `codec` (the judge trusts nothing from the worker).
+"""
+
+from __future__ import annotations
+
+import collections
+import select
+import socket
+import struct
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+MAX_MESSAGE = 1 << 31  # 2 GiB: a bigger answer from the worker is refused
+
+
+class ChannelClosed(Exception):
+    """The other end went away (worker died, or the judge hung up)."""
+
+
+class ChannelTimeout(Exception):
+    """No complete message before the deadline."""
+
+
+class MessageTooLarge(Exception):
+    pass
+
+
+def send_msg(sock: socket.socket, payload: bytes) -> None:
+    if len(payload) < 65536:
+        sock.sendall(struct.pack("<Q", len(payload)) + payload)
+    else:
+        sock.sendall(struct.pack("<Q", len(payload)))
+        sock.sendall(payload)
+
+
+def _recv_exact(sock: socket.socket, n: int, deadline: float | None, poll=None) -> bytearray:
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
+        if deadline is not None:
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise ChannelTimeout()
+                ready, _, _ = select.select([sock], [], [], min(remaining, 0.05))
+                if ready:
+                    break
+                if poll is not None:
+                    poll()
+        chunk = sock.recv_into(view[got:], n - got)
+        if chunk == 0:
+            raise ChannelClosed()
+        got += chunk
+    return buf
+
+
+def recv_msg(sock: socket.socket, deadline: float | None = None, max_size: int = MAX_MESSAGE, poll=None) -> bytearray:
+    """Receive one message. `poll` is called every 50 ms while waiting (memory watchdog, etc.)."""
+    (size,) = struct.unpack("<Q", _recv_exact(sock, 8, deadline, poll))
+    if size > max_size:
+        raise MessageTooLarge(f"message of {size} bytes exceeds the {max_size}-byte cap")
+    return _recv_exact(sock, size, deadline, poll)
+
+
+@dataclass
+class GradLeaf:
+    """A judge tensor that requires grad, sent to the worker to become a fresh leaf there."""
+
+    index: int
+    tensor: torch.Tensor
+
+
+def _is_namedtuple(obj: Any) -> bool:
+    return isinstance(obj, tuple) and hasattr(type(obj), "_fields")
+
+
+def _is_container(obj: Any) -> bool:
+    return type(obj) in (list, tuple, dict, collections.OrderedDict) or _is_namedtuple(obj)
+
+
+def flatten_tensors(obj: Any, out: list | None = None, depth: int = 0) -> list:
+    """Tensors inside lists, tuples and dicts, in a fixed order shared by judge and worker."""
+    out = [] if out is None else out
+    if isinstance(obj, torch.Tensor):
+        out.append(obj)
+    elif depth <= 64 and _is_container(obj):
+        for item in (obj.values() if isinstance(obj, dict) else obj):
+            flatten_tensors(item, out, depth + 1)
+    return out
+
+
+def replace_tensors(obj: Any, fn, depth: int = 0) -> Any:
+    """Rebuild containers with every tensor t replaced by fn(t), visiting in `flatten_tensors` order."""
+    if isinstance(obj, torch.Tensor):
+        return fn(obj)
+    if depth > 64 or not _is_container(obj):
+        return obj
+    if isinstance(obj, dict):
+        return type(obj)((k, replace_tensors(v, fn, depth + 1)) for k, v in obj.items())
+    items = [replace_tensors(v, fn, depth + 1) for v in obj]
+    if _is_namedtuple(obj):
+        return type(obj)(*items)
+    return type(obj)(items)

@@ -1,0 +1,223 @@
+"""The untrusted side: a forked process that imports the candidate's module and serves requests.
+
+Every request comes from the judge (trusted, cloudpickled). Every answer goes back through the
+safe `codec`. Objects that are not data stay here in `objects` and travel as handle references.
+"""
+
+from __future__ import annotations
+
+import collections
+import importlib.util
+import io
+import os
+import pickle
+import random
+import resource
+import socket
+import sys
+import traceback
+from typing import Any
+
+import numpy as np
+import torch
+
+from grader.sandbox import codec
+from grader.sandbox.protocol import ChannelClosed, GradLeaf, flatten_tensors, recv_msg, send_msg
+
+MAX_TRACEBACK = 4000
+MAX_GRAPHS = 256  # remembered bridged calls whose backward the judge may still ask for
+
+
+class _Unpickler(pickle.Unpickler):
+    """Judge requests: ordinary pickles in which remote handles stand as persistent ids."""
+
+    def __init__(self, data: bytes, objects: dict[int, Any]):
+        super().__init__(io.BytesIO(data))
+        self.objects = objects
+
+    def persistent_load(self, pid: Any) -> Any:
+        kind, ref = pid
+        if kind != "handle" or ref not in self.objects:
+            raise LookupError(f"stale handle {ref}")
+        return self.objects[ref]
+
+
+class WorkerState:
+    def __init__(self, module: Any):
+        self.objects: dict[int, Any] = {0: module}
+        self.ids: dict[int, int] = {id(module): 0}
+        self.graphs: collections.OrderedDict[int, tuple[list, list]] = collections.OrderedDict()
+        self.next_call = 1
+
+    def register(self, obj: Any) -> codec.Ref:
+        ref = self.ids.get(id(obj))
+        if ref is None or self.objects.get(ref) is not obj:
+            ref = len(self.objects)
+            while ref in self.objects:
+                ref += 1
+            self.objects[ref] = obj
+            self.ids[id(obj)] = ref
+        try:
+            text = repr(obj)
+        except Exception:  # noqa: BLE001 - a broken __repr__ must not break the channel
+            text = f"<{type(obj).__name__}>"
+        return codec.Ref(ref, type(obj).__qualname__, text[:300])
+
+    def resolve(self, obj: Any, leaves: list) -> Any:
+        """Swap GradLeaf markers for fresh leaves that require grad, inside containers."""
+        if isinstance(obj, GradLeaf):
+            leaf = obj.tensor.detach().requires_grad_(True)
+            while len(leaves) <= obj.index:
+                leaves.append(None)
+            leaves[obj.index] = leaf
+            return leaf
+        if type(obj) in (list, tuple):
+            return type(obj)(self.resolve(v, leaves) for v in obj)
+        if type(obj) is dict:
+            return {k: self.resolve(v, leaves) for k, v in obj.items()}
+        return obj
+
+
+def _error(exc: BaseException) -> dict:
+    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    try:
+        message = str(exc)
+    except Exception:  # noqa: BLE001
+        message = "<unprintable>"
+    return {"error": {"type": type(exc).__name__, "message": message[:MAX_TRACEBACK],
+                      "traceback": tb[-MAX_TRACEBACK:]}}
+
+
+def _run_call(state: WorkerState, fn: Any, req: dict) -> dict:
+    leaves: list = []
+    args = state.resolve(req.get("args", ()), leaves)
+    kwargs = state.resolve(req.get("kwargs", {}), leaves)
+    if not req.get("bridge"):
+        return {"ok": fn(*args, **kwargs)}
+    with torch.enable_grad():
+        result = fn(*args, **kwargs)
+    outputs = [t for t in flatten_tensors(result) if t.requires_grad]
+    answer: dict[str, Any] = {"ok": result}
+    if outputs:
+        call_id = state.next_call
+        state.next_call += 1
+        state.graphs[call_id] = (outputs, leaves)
+        while len(state.graphs) > MAX_GRAPHS:
+            state.graphs.popitem(last=False)
+        answer["call_id"] = call_id
+    return answer
+
+
+def _backward(state: WorkerState, req: dict) -> dict:
+    try:
+        outputs, leaves = state.graphs[req["call_id"]]
+    except KeyError:
+        raise RuntimeError("the graph of this remote call is no longer kept in the worker") from None
+    grads = req["grads"]
+    pairs = [(o, g) for o, g in zip(outputs, grads) if g is not None]
+    for leaf in leaves:
+        if leaf is not None:
+            leaf.grad = None
+    if pairs:
+        torch.autograd.backward([o for o, _ in pairs], [g.to(o.device) for o, g in pairs], retain_graph=True)
+    return {"ok": [None if leaf is None or leaf.grad is None else leaf.grad.detach() for leaf in leaves]}
+
+
+def handle(state: WorkerState, req: dict) -> dict:
+    op = req["op"]
+    objects = state.objects
+    target = objects.get(req.get("ref", 0)) if "ref" in req else None
+    if "ref" in req and req["ref"] not in objects:
+        raise LookupError(f"stale handle {req['ref']}")
+    if op == "getattr":
+        return {"ok": getattr(target, req["name"])}
+    if op == "setattr":
+        setattr(target, req["name"], state.resolve(req["value"], []))
+        return {"ok": None}
+    if op == "call":
+        return _run_call(state, target, req)
+    if op == "method":
+        return _run_call(state, getattr(target, req["name"]), req)
+    if op == "probe":
+        return _run_call(state, req["fn"], req)
+    if op == "len":
+        return {"ok": len(target)}
+    if op == "getitem":
+        return {"ok": target[state.resolve(req["key"], [])]}
+    if op == "iter":
+        return {"ok": iter(target)}
+    if op == "next":
+        return {"ok": next(target)}
+    if op == "bool":
+        return {"ok": bool(target)}
+    if op == "repr":
+        return {"ok": repr(target)[:2000]}
+    if op == "backward":
+        return _backward(state, req)
+    raise ValueError(f"unknown op {op!r}")
+
+
+def apply_limits(limits: dict) -> None:
+    for name, value in limits.items():
+        res = getattr(resource, name, None)
+        if res is None or value is None:
+            continue
+        try:
+            resource.setrlimit(res, (value, value))
+        except (ValueError, OSError):
+            pass
+
+
+def seed_everything(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+
+
+def import_candidate(path: str, module_name: str) -> Any:
+    folder = os.path.dirname(path)
+    sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _send(sock: socket.socket, state: WorkerState | None, answer: dict) -> None:
+    register = state.register if state else (lambda obj: codec.Ref(-1, type(obj).__name__, ""))
+    try:
+        payload = codec.encode(answer, register)
+    except BaseException as exc:  # noqa: BLE001 - an unencodable answer is the candidate's problem
+        payload = codec.encode(_error(exc), register)
+    send_msg(sock, payload)
+
+
+def serve(sock: socket.socket, config: dict) -> None:
+    """Run in the forked child: limits, seed, import the candidate, then answer requests forever."""
+    os.chdir(config["scratch"])
+    apply_limits(config.get("rlimits", {}))
+    seed_everything(config.get("seed", 0))
+    sys.dont_write_bytecode = True
+    try:
+        module = import_candidate(config["candidate"], config["module_name"])
+    except BaseException as exc:  # noqa: BLE001 - SystemExit at import is a failure too
+        _send(sock, None, {"import_error": _error(exc)["error"]})
+        return
+    state = WorkerState(module)
+    _send(sock, state, {"ready": True})
+    while True:
+        try:
+            raw = recv_msg(sock)
+        except ChannelClosed:
+            return
+        try:
+            req = _Unpickler(bytes(raw), state.objects).load()
+            answer = handle(state, req)
+        except BaseException as exc:  # noqa: BLE001 - everything the candidate raises is reported
+            answer = _error(exc)
+        _send(sock, state, answer)

@@ -1,0 +1,180 @@
+"""The fork server: a clean process that has imported torch once and forks one worker per check.
+
+Started by the judge with a scrubbed environment and nothing of the judge's in memory (no hidden
+tests, no solutions), it answers three requests on its control socket (JSON, from the judge only):
+
+- fork: with two file descriptors attached (the worker's channel and its output pipe), fork a
+  worker in a new session, and answer its pid;
+- wait: reap a worker the judge has killed and answer how it ended; then kill and reap any
+  process left behind (daemons reparent here: the zygote is a child subreaper);
+- exit.
+
+Forking costs milliseconds where a fresh interpreter importing torch costs seconds; CUDA is never
+initialised here, so workers may use it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import signal
+import socket
+import sys
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def _prctl(option: int, value: int) -> None:
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: no death signal, no subreaper
+
+
+def describe_status(status: int) -> dict:
+    if os.WIFSIGNALED(status):
+        return {"signal": os.WTERMSIG(status)}
+    if os.WIFEXITED(status):
+        return {"exit": os.WEXITSTATUS(status)}
+    return {"exit": None}
+
+
+def _stray_children(active: set[int]) -> list[int]:
+    me = os.getpid()
+    strays = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            continue
+        # ppid is the 2nd field after the parenthesised command name
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) > 1 and int(fields[1]) == me and int(entry) not in active:
+            strays.append(int(entry))
+    return strays
+
+
+def _reap_strays(active: set[int]) -> int:
+    killed = 0
+    for _ in range(50):
+        strays = _stray_children(active)
+        if not strays:
+            break
+        for pid in strays:
+            for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+                try:
+                    kill()
+                except OSError:
+                    pass
+            try:
+                os.waitpid(pid, 0)
+                killed += 1
+            except ChildProcessError:
+                pass
+    while True:  # zombies whose parent died before reaping them
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if pid == 0:
+            break
+        if pid in active:
+            active.discard(pid)
+    return killed
+
+
+def _fork_worker(ctrl: socket.socket, request: dict, fds: list[int]) -> int:
+    channel_fd, output_fd = fds
+    pid = os.fork()
+    if pid == 0:  # the worker
+        code = 70
+        try:
+            ctrl.close()
+            os.setsid()
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            devnull = os.open(os.devnull, os.O_RDONLY)
+            os.dup2(devnull, 0)
+            os.dup2(output_fd, 1)
+            os.dup2(output_fd, 2)
+            os.close(output_fd)
+            sys.stdout.reconfigure(line_buffering=True)
+            sys.stderr.reconfigure(line_buffering=True)
+            from grader.sandbox import worker
+
+            sock = socket.socket(fileno=channel_fd)
+            worker.serve(sock, request)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(channel_fd)
+    os.close(output_fd)
+    return pid
+
+
+def _warm_up(torch) -> None:
+    """Trigger torch's lazy imports once here rather than in every worker (torch.autograd.grad
+    alone pulls in ~500 modules, 0.35 s). Tiny CPU tensors only: no thread pool, no CUDA."""
+    import torch.nn.functional as F
+    import torch.utils.data  # noqa: F401
+
+    x = torch.ones(2, requires_grad=True)
+    y = (x * x).sum()
+    torch.autograd.grad(y, x, create_graph=True)
+    layer = torch.nn.Linear(2, 2)
+    F.cross_entropy(layer(x.detach()[None]), torch.zeros(1, dtype=torch.long)).backward()
+    torch.optim.SGD(layer.parameters(), lr=0.1).step()
+
+
+def main() -> None:
+    ctrl = socket.socket(fileno=int(sys.argv[1]))  # a SOCK_SEQPACKET pair: one message per record
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    import numpy  # noqa: F401 - imported once here so that every worker starts warm
+    import torch
+
+    import grader.sandbox.worker  # noqa: F401
+
+    _warm_up(torch)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    active: set[int] = set()
+    ctrl.send(b'{"ready": true}')
+    while True:
+        msg, fds, _, _ = socket.recv_fds(ctrl, 65536, 4)
+        if not msg:
+            break
+        request = json.loads(msg)
+        op = request.get("op")
+        if op == "fork":
+            pid = _fork_worker(ctrl, request, list(fds))
+            active.add(pid)
+            answer = {"pid": pid}
+        elif op == "wait":
+            pid = int(request["pid"])
+            try:
+                _, status = os.waitpid(pid, 0)
+                answer = describe_status(status)
+            except ChildProcessError:
+                answer = {"exit": None}
+            active.discard(pid)
+            answer["strays_killed"] = _reap_strays(active)
+        elif op == "exit":
+            break
+        else:
+            answer = {"error": f"unknown op {op!r}"}
+        ctrl.send(json.dumps(answer).encode())
+    for pid in list(active) + _stray_children(set()):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+if __name__ == "__main__":
+    main()

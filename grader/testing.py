@@ -1,0 +1,169 @@
+"""The test-authoring API: what an exercise's test_public.py and test_hidden.py import.
+
+    import torch
+    from grader.testing import check, assert_close, assert_shape
+
+    @check("value", weight=2)
+    def test_matches_cdist(sub, device):
+        a, b = torch.randn(7, 3, device=device), torch.randn(5, 3, device=device)
+        assert_close(sub.pairwise_sq_dists(a, b), torch.cdist(a, b) ** 2, atol=1e-4, rtol=0)
+
+Fixtures (from the judge's plugin): `sub` is the candidate's module running in the worker (calls
+return data or remote handles; `sub.probe(fn, *args)` runs a trusted function next to the
+candidate's code; `sub.static` is the parsed source); `device` runs the check on "cpu" and on
+"cuda" (skipped, and left out of the score, without CUDA); `seed` is the per-check seed (0), with
+torch, numpy and random already seeded in judge and worker.
+
+Expected values are computed here, in the judge: torch built-ins, closed forms, or `reference()`,
+the exercise's reference solution loaded in the judge. Public checks must not use `reference()`:
+they ship to candidates, who have no solutions.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import torch
+
+from grader.catalog import CHECK_KINDS
+
+__all__ = [
+    "check", "requires_cuda", "reference", "assert_close", "assert_shape", "assert_dtype", "assert_device",
+    "assert_tensor", "cuda_available",
+]
+
+
+def check(kind: str, weight: float = 1.0, timeout_s: float | None = None) -> pytest.MarkDecorator:
+    """Mark a test as a graded check of `kind` (shape, dtype, value, grad, device, mode, api, state,
+    perf) worth `weight` shares of the exercise's points. `timeout_s` overrides the per-check limit."""
+    if kind not in CHECK_KINDS:
+        raise ValueError(f"unknown check kind {kind!r}: use one of {', '.join(CHECK_KINDS)}")
+    if not (isinstance(weight, (int, float)) and weight > 0):
+        raise ValueError(f"check weight must be a positive number, got {weight!r}")
+    return pytest.mark.check(kind=kind, weight=float(weight), timeout_s=timeout_s)
+
+
+def cuda_available() -> bool:
+    return torch.cuda.is_available()
+
+
+requires_cuda = pytest.mark.skipif("not __import__('torch').cuda.is_available()", reason="CUDA not available")
+
+
+def reference(test_file: str | None = None) -> ModuleType:
+    """The exercise's reference solution, imported in the judge (trusted code only).
+
+    Call it from test_hidden.py as `ref = reference(__file__)`."""
+    if test_file is None:
+        test_file = sys._getframe(1).f_globals["__file__"]
+    ex_dir = Path(test_file).resolve().parent
+    track, ex_id = ex_dir.parent.name, ex_dir.name
+    name = ex_id.split("_", 1)[1]
+    path = ex_dir.parent.parent.parent / "solutions" / track / ex_id / f"{name}.py"
+    key = f"_grader_reference_{ex_id}"
+    if key in sys.modules:
+        return sys.modules[key]
+    if not path.is_file():
+        raise FileNotFoundError(f"reference solution not found at {path}")
+    spec = importlib.util.spec_from_file_location(key, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[key] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+# --- assertions with messages a candidate can act on ---------------------------------------------
+
+def _fmt_shape(shape: Any) -> str:
+    return str(tuple(int(s) for s in shape))
+
+
+def assert_tensor(value: Any, what: str = "result") -> torch.Tensor:
+    if not isinstance(value, torch.Tensor):
+        kind = getattr(value, "remote_type", type(value).__name__)
+        raise AssertionError(f"expected {what} to be a torch.Tensor, got {kind}")
+    return value
+
+
+def assert_shape(value: Any, shape: tuple[int, ...] | torch.Size, what: str = "result") -> None:
+    t = assert_tensor(value, what)
+    if tuple(t.shape) != tuple(shape):
+        raise AssertionError(f"expected {what} of shape {_fmt_shape(shape)}, got {_fmt_shape(t.shape)}")
+
+
+def assert_dtype(value: Any, dtype: torch.dtype, what: str = "result") -> None:
+    t = assert_tensor(value, what)
+    if t.dtype != dtype:
+        raise AssertionError(f"expected {what} of dtype {dtype}, got {t.dtype}")
+
+
+def assert_device(value: Any, device: str | torch.device, what: str = "result") -> None:
+    t = assert_tensor(value, what)
+    want = torch.device(device)
+    if t.device.type != want.type or (want.index is not None and t.device.index != want.index):
+        raise AssertionError(f"expected {what} on device {want}, got {t.device}")
+
+
+def assert_close(actual: Any, expected: Any, *, atol: float | None = None, rtol: float | None = None,
+                 check_dtype: bool = True, check_device: bool = True, equal_nan: bool = False,
+                 what: str = "result") -> None:
+    """Compare tensors (or numbers) with dtype-aware tolerances; shape, dtype and device first.
+
+    Default tolerances (atol, rtol) by the expected dtype: fp32 (1e-5, 1e-4), fp64 (1e-8, 1e-7),
+    fp16/bf16 (1e-2, 1e-2); integers and bools must be equal."""
+    if isinstance(expected, torch.Tensor):
+        t = assert_tensor(actual, what)
+        if tuple(t.shape) != tuple(expected.shape):
+            raise AssertionError(f"expected {what} of shape {_fmt_shape(expected.shape)}, got {_fmt_shape(t.shape)}")
+        if check_dtype and t.dtype != expected.dtype:
+            raise AssertionError(f"expected {what} of dtype {expected.dtype}, got {t.dtype}")
+        if check_device and t.device.type != expected.device.type:
+            raise AssertionError(f"expected {what} on device {expected.device}, got {t.device}")
+        if atol is None and rtol is None:
+            atol, rtol = _default_tolerance(expected.dtype)
+        elif atol is None or rtol is None:
+            default_atol, default_rtol = _default_tolerance(expected.dtype)
+            atol = default_atol if atol is None else atol
+            rtol = default_rtol if rtol is None else rtol
+        try:
+            torch.testing.assert_close(t.detach().cpu(), expected.detach().cpu().to(t.dtype) if not check_dtype
+                                       else expected.detach().cpu(), atol=atol, rtol=rtol,
+                                       equal_nan=equal_nan, check_dtype=check_dtype, check_device=False)
+        except AssertionError as exc:
+            raise AssertionError(f"{what} differs from the expected values: {_short(str(exc))}") from None
+        return
+    if isinstance(expected, (int, float)) and not isinstance(expected, bool):
+        if isinstance(actual, torch.Tensor) and actual.numel() == 1:
+            actual = actual.item()
+        if not isinstance(actual, (int, float)) or isinstance(actual, bool):
+            raise AssertionError(f"expected {what} to be a number, got {type(actual).__name__}")
+        atol = 1e-8 if atol is None else atol
+        rtol = 1e-6 if rtol is None else rtol
+        if not (math.isclose(actual, expected, rel_tol=rtol, abs_tol=atol) or
+                (equal_nan and math.isnan(actual) and math.isnan(expected))):
+            raise AssertionError(f"expected {what} ≈ {expected!r}, got {actual!r}")
+        return
+    if actual != expected:
+        raise AssertionError(f"expected {what} == {expected!r}, got {actual!r}")
+
+
+def _default_tolerance(dtype: torch.dtype) -> tuple[float, float]:
+    if dtype in (torch.float16, torch.bfloat16):
+        return 1e-2, 1e-2
+    if dtype in (torch.float64, torch.complex128):
+        return 1e-8, 1e-7
+    if dtype in (torch.float32, torch.complex64):
+        return 1e-5, 1e-4
+    return 0.0, 0.0
+
+
+def _short(text: str, limit: int = 600) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[:limit] + "…"

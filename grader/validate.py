@@ -1,0 +1,131 @@
+"""`grader validate`: prove each exercise's checks right.
+
+For every exercise: the reference solution scores 100 %, the untouched stub scores 0, and every
+known mistake (`solutions/<track>/<id>/mistakes/*.py`) scores below the maximum and fails each
+check its docstring names on a line `Caught by: test_a, test_b`. Everything is graded in one
+judge session (candidates are parametrized), so validating all exercises costs one torch import.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grader.catalog import Catalog, Exercise
+from grader.grading import build_exercise
+from grader.results import ExerciseResult
+from grader.runtimes import JudgeJob, get_runtime
+from grader.runtimes.base import Candidate
+from grader.submissions import CandidateFile
+
+_CAUGHT_BY = re.compile(r"^\s*Caught by:\s*(.+)$", re.MULTILINE)
+
+
+def caught_by(path: Path) -> list[str]:
+    """The check names a mistake's module docstring says must catch it."""
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    names: list[str] = []
+    for match in _CAUGHT_BY.finditer(doc):
+        names += [n.strip() for n in match.group(1).split(",") if n.strip()]
+    return names
+
+
+@dataclass
+class MistakeVerdict:
+    name: str
+    score: float
+    max_score: float
+    expected: list[str]
+    failed: list[str]
+    problems: list[str] = field(default_factory=list)
+    unverified: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ExerciseValidation:
+    exercise: Exercise
+    reference: ExerciseResult
+    stub: ExerciseResult
+    mistakes: list[MistakeVerdict]
+    problems: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def _base(name: str) -> str:
+    return name.split("[", 1)[0]
+
+
+def judge_mistake(path: Path, result: ExerciseResult) -> MistakeVerdict:
+    expected = caught_by(path)
+    verdict = MistakeVerdict(path.stem, result.score, result.max_score, expected,
+                             sorted({_base(c.name) for c in result.checks if c.outcome in ("failed", "error")}))
+    known = {_base(c.name) for c in result.checks}
+    if not expected:
+        verdict.problems.append(f"mistake {path.name}: its docstring has no 'Caught by: test_...' line")
+    for name in expected:
+        variants = [c for c in result.checks if _base(c.name) == name]
+        if name not in known:
+            verdict.problems.append(f"mistake {path.name}: names {name!r}, which is not a check of this exercise")
+        elif all(c.outcome == "not_run" for c in variants):
+            verdict.unverified.append(name)
+        elif not any(c.outcome in ("failed", "error") for c in variants):
+            verdict.problems.append(f"mistake {path.name}: {name} passed but must catch it")
+    ran = [n for n in expected if n not in verdict.unverified]
+    if ran and result.score >= result.max_score:
+        verdict.problems.append(f"mistake {path.name}: scores the maximum {result.max_score:g}")
+    return verdict
+
+
+def validate(exercises: list[str] | None = None, root: Path | None = None, timeout_s: float | None = None,
+             runtime: str = "local") -> list[ExerciseValidation]:
+    catalog = Catalog.load(root)
+    selected = catalog.select(exercises)
+    candidates: dict[str, dict[str, dict]] = {}
+
+    def add(label: str, ex: Exercise, path: Path) -> None:
+        candidates.setdefault(label, {})[ex.id] = {"path": str(path), "problem": None}
+
+    for ex in selected:
+        add("reference", ex, ex.reference)
+        add("stub", ex, ex.stub)
+        for mistake in ex.mistakes:
+            add(f"mistake-{mistake.stem}", ex, mistake)
+    missing_refs = [ex for ex in selected if not ex.reference.is_file()]
+    for ex in missing_refs:
+        candidates["reference"][ex.id] = {"path": None, "problem": f"no reference solution at {ex.reference}"}
+    job = JudgeJob(root=catalog.root, exercises=selected,
+                   candidates=[Candidate(label, files) for label, files in candidates.items()], timeout_s=timeout_s)
+    output = get_runtime(runtime).run(job)
+
+    def result(label: str, ex: Exercise, path: Path) -> ExerciseResult:
+        entry = candidates[label][ex.id]
+        cand = CandidateFile(ex.id, Path(entry["path"]) if entry["path"] else None, entry["problem"])
+        return build_exercise(ex, label, catalog.root, cand, output)
+
+    validations = []
+    for ex in selected:
+        problems: list[str] = []
+        ref = result("reference", ex, ex.reference)
+        stub = result("stub", ex, ex.stub)
+        if ref.score < ref.max_score or ref.max_score == 0:
+            failing = [f"{c.name}: {c.message.splitlines()[0] if c.message else c.outcome}"
+                       for c in ref.checks if c.outcome in ("failed", "error")]
+            problems.append(f"reference scores {ref.score:g}/{ref.max_score:g}" +
+                            ("".join(f"\n    {f}" for f in failing[:8])))
+        if stub.score > 0:
+            passing = [c.name for c in stub.checks if c.outcome == "passed"]
+            problems.append(f"stub scores {stub.score:g} (passes {', '.join(passing[:8])})")
+        if len(ex.mistakes) < 2:
+            problems.append(f"only {len(ex.mistakes)} mistake(s) in {ex.solutions_dir / 'mistakes'}: write at least 2")
+        verdicts = []
+        for mistake in ex.mistakes:
+            verdict = judge_mistake(mistake, result(f"mistake-{mistake.stem}", ex, mistake))
+            problems += verdict.problems
+            verdicts.append(verdict)
+        validations.append(ExerciseValidation(ex, ref, stub, verdicts, problems))
+    return validations
