@@ -158,7 +158,7 @@ def load_exercise(folder: Path, solutions_root: Path) -> Exercise:
         points=float(data.get("points", DIFFICULTY_POINTS[data["difficulty"]])),
         gpu=data["gpu"],
         timeout_s=timeout_s,
-        budget_s=float(data.get("budget_s", max(120.0, 10 * timeout_s))),
+        budget_s=float(data.get("budget_s", max(60.0, 4 * timeout_s))),
         sources=tuple(data["sources"]),
         forbidden_apis=tuple(api.get("forbidden", ())),
         required_apis=tuple(api.get("required", ())),
@@ -188,6 +188,7 @@ def default_root() -> Path:
 class Catalog:
     root: Path
     exercises: list[Exercise] = field(default_factory=list)
+    problems: dict[str, str] = field(default_factory=dict)  # folder name -> why it could not be loaded
 
     @classmethod
     def load(cls, root: Path | None = None) -> Catalog:
@@ -197,13 +198,16 @@ class Catalog:
             raise UsageError(
                 f"no exercises/ folder under {root}: run from the grader's checkout or set GRADER_ROOT"
             )
-        exercises = [
-            load_exercise(folder, root / "solutions")
-            for track in sorted(p for p in ex_root.iterdir() if p.is_dir())
-            for folder in sorted(p for p in track.iterdir() if p.is_dir() and EXERCISE_DIR_RE.match(p.name))
-        ]
+        exercises, problems = [], {}
+        for track in sorted(p for p in ex_root.iterdir() if p.is_dir()):
+            for folder in sorted(p for p in track.iterdir() if p.is_dir() and EXERCISE_DIR_RE.match(p.name)):
+                try:
+                    exercises.append(load_exercise(folder, root / "solutions"))
+                except ExerciseDefinitionError as exc:
+                    # one malformed exercise must not stop the others from being listed or graded
+                    problems[folder.name] = str(exc)
         exercises.sort(key=lambda e: e.number)
-        return cls(root=root, exercises=exercises)
+        return cls(root=root, exercises=exercises, problems=problems)
 
     def get(self, ref: str) -> Exercise:
         """An exercise named by its folder name, its number ("5", "05") or a unique prefix."""
@@ -218,6 +222,10 @@ class Catalog:
         matches = [ex for ex in self.exercises if ex.id.startswith(ref) or ex.name.startswith(ref)]
         if len(matches) == 1:
             return matches[0]
+        broken = [msg for name, msg in self.problems.items()
+                  if name == ref or name.startswith(ref) or (ref.isdigit() and name[:2] == f"{int(ref):02d}")]
+        if not matches and broken:
+            raise ExerciseDefinitionError(f"exercise {ref!r} cannot be loaded: {broken[0]}")
         if not matches:
             raise UsageError(f"unknown exercise {ref!r}: see `grader list` for the exercises")
         names = ", ".join(ex.id for ex in matches)

@@ -86,6 +86,10 @@ class Submission:
             key = str(self._path)
             if key in self._import_failures:
                 raise SubmissionProblem(self._import_failures[key])
+            # The check's time starts with its first remote call, once the fork server is up:
+            # its one-off start-up (importing torch) is not the candidate's time.
+            self._zygote.ensure_ready()
+            self._deadline = time.monotonic() + self._timeout_s
             worker = Worker(self._zygote, str(self._path), self._module_name, self._limits, seed=self._seed,
                             cuda=self._cuda, deadline=self._deadline, time_limit=self._timeout_s)
             self._worker = worker

@@ -98,9 +98,26 @@ class StaticView:
         return sorted(set(lines))
 
     def function(self, name: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-        for node in ast.walk(self.tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-                return node
+        """The definition of `name` ("f" or "Class.method"), following module-level aliases
+        such as `f = g`."""
+        if "." in name:
+            cls_name, method = name.split(".", 1)
+            for node in self.tree.body:
+                if isinstance(node, ast.ClassDef) and node.name == cls_name:
+                    for item in node.body:
+                        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == method:
+                            return item
+            return None
+        for _ in range(10):
+            for node in ast.walk(self.tree):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+                    return node
+            alias = next((node.value.id for node in self.tree.body if isinstance(node, ast.Assign)
+                          and isinstance(node.value, ast.Name)
+                          and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)), None)
+            if alias is None:
+                return None
+            name = alias
         return None
 
     def is_implemented(self, name: str) -> bool:

@@ -83,7 +83,7 @@ def describe_exit(status: dict) -> str:
         except ValueError:
             name = f"signal {sig}"
         meaning = _SIGNAL_MEANING.get(sig)
-        return f"killed by {name}" + (f" ({meaning})" if meaning else "")
+        return f"was killed by {name}" + (f" ({meaning})" if meaning else "")
     if status.get("exit") is not None:
         return f"exited with status {status['exit']}"
     return "ended"
@@ -138,7 +138,7 @@ class Zygote:
             raise ChannelClosed("zygote closed its channel")
         return json.loads(data)
 
-    def _ensure(self) -> None:
+    def ensure_ready(self) -> None:
         if self.proc is None or self.proc.poll() is not None:
             if self.proc is not None:
                 self.restarts += 1
@@ -154,7 +154,7 @@ class Zygote:
 
     def fork(self, config: dict, fds: list[int]) -> int:
         for attempt in range(2):
-            self._ensure()
+            self.ensure_ready()
             try:
                 assert self.ctrl is not None
                 socket.send_fds(self.ctrl, [json.dumps({"op": "fork", **config}).encode()], fds)
@@ -335,6 +335,10 @@ class Worker:
             answer = codec.decode(raw, self.make_handle)
             if not isinstance(answer, dict):
                 raise codec.CodecError("answer is not a dict")
+            error = answer.get("error")
+            if isinstance(error, dict) and error.get("type") == "MemoryError":
+                error["message"] = (f"out of memory: the worker's memory limit is "
+                                    f"{self.limits.memory_bytes / GiB:.1f} GiB. {error.get('message', '')}").strip()
             return answer
         except ChannelTimeout:
             limit = f" {self.time_limit:g} s" if self.time_limit else ""

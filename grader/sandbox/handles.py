@@ -47,8 +47,13 @@ def remote_exception(error: dict, what: str) -> RemoteError:
                 bases = (RemoteError, base)
             cls = type(type_name, bases, {"__module__": "submission"})
             _error_classes[type_name] = cls
-    exc = cls.__new__(cls)
-    Exception.__init__(exc, f"{what} raised {type_name}: {message}" if message else f"{what} raised {type_name}")
+    text = f"{what} raised {type_name}: {message}" if message else f"{what} raised {type_name}"
+    try:
+        exc = cls(text)
+    except TypeError:  # a builtin whose constructor wants other arguments (UnicodeDecodeError...)
+        cls = type(type_name, (RemoteError,), {"__module__": "submission"})
+        _error_classes[type_name] = cls
+        exc = cls(text)
     exc.remote_type = type_name
     exc.remote_traceback = tb
     return exc

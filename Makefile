@@ -1,0 +1,35 @@
+# The two commands of the README's quick start: `make demo` and `make test`.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: demo test install lint docs clean
+
+$(BIN)/grader: pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	touch $@
+
+install: $(BIN)/grader
+
+## demo: grade the bundled sample submission on the local runtime; reports go to reports/
+demo: install
+	$(BIN)/grader grade examples/sample_submission --runtime local \
+		--json reports/report.json --junit reports/junit.xml \
+		--gradescope reports/results.json --markdown reports/summary.md
+	@echo "Reports written to reports/: report.json junit.xml results.json summary.md"
+
+## test: run the grader's own test suite (what .ci/run runs)
+test: install
+	$(BIN)/python -m pytest -q
+
+lint: install
+	$(BIN)/ruff check grader tests benchmarks
+
+## docs: regenerate the README's CLI reference from --help
+docs: install
+	$(BIN)/cog -r README.md
+
+clean:
+	rm -rf $(VENV) reports build *.egg-info

@@ -1,0 +1,184 @@
+"""Hidden checks for 16_higher_order_grads."""
+import pytest
+import torch
+from torch import nn
+
+from grader.testing import assert_close, assert_device, assert_shape, check, reference, requires_cuda
+
+ref = reference(__file__)
+
+FORBIDDEN = ["torch.autograd.functional.hessian", "torch.func.hessian", "torch.func.jacrev",
+             "functorch.hessian", "functorch.jacrev"]
+
+
+def _critic(channels=3, size=5):
+    # Tanh, not ReLU: the penalty's gradient w.r.t. the weights then goes through real second
+    # derivatives, so a missing create_graph cannot pass by luck.
+    return nn.Sequential(nn.Conv2d(channels, 4, 3), nn.Tanh(), nn.Flatten(),
+                         nn.Linear(4 * (size - 2) ** 2, 1)).double()
+
+
+def _batch(n=4, shape=(3, 5, 5), fake_requires_grad=True):
+    real = torch.randn(n, *shape, dtype=torch.float64)
+    fake = torch.randn(n, *shape, dtype=torch.float64, requires_grad=fake_requires_grad)  # a generator's output
+    alpha = torch.rand(n, 1, 1, 1, dtype=torch.float64)
+    return real, fake, alpha
+
+
+@check("value", weight=2)
+def test_penalty_matches_reference(sub):
+    critic = _critic()
+    real, fake, alpha = _batch()
+    got = sub.gradient_penalty(critic, real, fake, alpha)
+    assert_close(got, ref.gradient_penalty(critic, real, fake, alpha).detach(), what="gradient penalty")
+
+
+@check("grad", weight=3)
+def test_penalty_backprops_to_critic(sub):
+    critic = _critic()
+    real, fake, alpha = _batch()
+    remote_critic = sub.probe(lambda c: c, critic)  # a handle: the worker's copy keeps its .grad
+    penalty = sub.gradient_penalty(remote_critic, real, fake, alpha)
+    assert isinstance(penalty, torch.Tensor) and penalty.requires_grad, (
+        "the penalty does not require grad, so penalty.backward() cannot train the critic: "
+        "compute the input gradient with create_graph=True")
+    penalty.backward()
+    got = sub.probe(lambda c: {name: p.grad for name, p in c.named_parameters()}, remote_critic)
+
+    ref.gradient_penalty(critic, real, fake, alpha).backward()
+    for name, p in critic.named_parameters():
+        assert got[name] is not None, f"penalty.backward() left critic parameter {name!r} without a gradient"
+        assert_close(got[name], p.grad, what=f"gradient of the penalty w.r.t. critic parameter {name!r}")
+
+
+@check("state", weight=2)
+def test_leaves_grads_untouched(sub):
+    critic = _critic()
+    real, fake, alpha = _batch()
+    real.requires_grad_(True)
+
+    def grads_after_call(mod, critic, real, fake, alpha):
+        mod.gradient_penalty(critic, real, fake, alpha)
+        return {"params": [name for name, p in critic.named_parameters() if p.grad is not None],
+                "real": real.grad is not None, "fake": fake.grad is not None}
+
+    seen = sub.probe(grads_after_call, sub, critic, real, fake, alpha)
+    assert not seen["params"], (
+        f"computing the penalty filled .grad of critic parameters {seen['params']}: use torch.autograd.grad, "
+        "not backward(), for the inner gradient")
+    assert not seen["real"] and not seen["fake"], "computing the penalty filled real.grad / fake.grad"
+
+
+@check("grad")
+def test_plain_inputs_accepted(sub):
+    critic = _critic()
+    real, fake, alpha = _batch(fake_requires_grad=False)
+    got = sub.gradient_penalty(critic, real, fake, alpha)
+    assert_close(got, ref.gradient_penalty(critic, real, fake, alpha).detach(),
+                 what="gradient penalty for real and fake that do not require grad")
+
+
+@check("shape", weight=2)
+def test_per_sample_norm(sub):
+    # A linear critic has the same input gradient W for every sample, so the penalty is
+    # (||W|| - 1)^2 exactly; a norm over the whole batch or over the channel dim alone gives another number.
+    n, shape = 6, (2, 3, 3)
+    critic = nn.Sequential(nn.Flatten(), nn.Linear(2 * 3 * 3, 1)).double()
+    with torch.no_grad():
+        critic[1].weight.mul_(5.0)
+    real, fake, alpha = _batch(n, shape)
+    got = sub.gradient_penalty(critic, real, fake, alpha)
+    assert_shape(got, (), what="gradient penalty (a scalar)")
+    expected = (critic[1].weight.detach().norm() - 1) ** 2
+    assert_close(got, expected, what="penalty of a linear critic, (||W|| - 1)^2: is the norm taken per sample "
+                                     "over all of C*H*W?")
+
+
+@check("value", weight=2)
+def test_hvp_closed_forms(sub):
+    b = torch.randn(6, 6, dtype=torch.float64)
+    a = b + b.T
+    x, v = torch.randn(6, dtype=torch.float64), torch.randn(6, dtype=torch.float64)
+    assert_close(sub.hessian_vector_product(lambda t: 0.5 * t @ a @ t, x, v), a @ v, what="HVP of 0.5 x^T A x")
+    x, v = torch.randn(3, 4, dtype=torch.float64), torch.randn(3, 4, dtype=torch.float64)
+    assert_close(sub.hessian_vector_product(lambda t: (t ** 3).sum(), x, v), 6 * x * v,
+                 what="HVP of sum(x**3) on a (3, 4) input")
+
+
+@check("api", weight=2)
+def test_no_explicit_hessian(sub):
+    sub.static.require_implemented("hessian_vector_product")
+    for api in FORBIDDEN:
+        lines = sub.static.uses(api)
+        assert not lines, f"{api} is not allowed (line {lines[0]}): compute H v by double backward, never H"
+
+    def forbidden_calls(mod, x, v):
+        import torch.autograd.functional as autograd_functional
+        import torch.func as func
+
+        targets = {"torch.autograd.functional.hessian": (autograd_functional, "hessian"),
+                   "torch.func.hessian": (func, "hessian"), "torch.func.jacrev": (func, "jacrev")}
+        called = []
+
+        def spy(label, original):
+            def wrapper(*args, **kwargs):
+                called.append(label)
+                return original(*args, **kwargs)
+            return wrapper
+
+        patched = []
+        for label, (owner, name) in targets.items():
+            original = getattr(owner, name)
+            wrapper = spy(label, original)
+            patched.append((owner, name, original))
+            setattr(owner, name, wrapper)
+            for key, value in list(vars(mod).items()):  # names the candidate imported directly
+                if value is original:
+                    patched.append((mod, key, original))
+                    setattr(mod, key, wrapper)
+        try:
+            mod.hessian_vector_product(lambda t: (t ** 3).sum(), x, v)
+        finally:
+            for owner, name, original in reversed(patched):
+                setattr(owner, name, original)
+        return called
+
+    called = sub.probe(forbidden_calls, sub, torch.randn(5, dtype=torch.float64), torch.randn(5, dtype=torch.float64))
+    assert not called, f"hessian_vector_product called {', '.join(sorted(set(called)))}: never form the Hessian"
+
+
+@check("perf", weight=2, timeout_s=20)
+def test_hvp_large_input_fast(sub):
+    # 10^6 inputs: an explicit Hessian would need 10^12 entries. Double backward takes a few
+    # milliseconds; the 1 s bound leaves a wide margin on slow graders (see README, calibration).
+    x = torch.randn(1_000_000, dtype=torch.float64)
+    v = torch.randn(1_000_000, dtype=torch.float64)
+
+    def timed_hvp(mod, x, v):
+        import time
+
+        start = time.perf_counter()
+        out = mod.hessian_vector_product(lambda t: (t ** 3).sum(), x, v)
+        return time.perf_counter() - start, out
+
+    elapsed, out = sub.probe(timed_hvp, sub, x, v)
+    assert_close(out, 6 * x * v, what="HVP of sum(x**3) on 10^6 inputs")
+    assert elapsed < 1.0, f"the HVP on 10^6 inputs took {elapsed:.2f} s (limit 1 s): do not build the Hessian"
+
+
+@requires_cuda
+@check("device", weight=2)
+@pytest.mark.parametrize("part", ["penalty", "hvp"])
+def test_cuda_inputs(sub, part):
+    if part == "penalty":
+        critic = _critic().cuda()
+        real, fake, alpha = (t.detach().cuda() for t in _batch())
+        got = sub.gradient_penalty(critic, real, fake, alpha)
+        assert_device(got, "cuda")
+        assert_close(got, ref.gradient_penalty(critic, real, fake, alpha).detach(), what="penalty on CUDA")
+    else:
+        x = torch.randn(7, dtype=torch.float64, device="cuda")
+        v = torch.randn(7, dtype=torch.float64, device="cuda")
+        got = sub.hessian_vector_product(lambda t: (t ** 3).sum(), x, v)
+        assert_device(got, "cuda")
+        assert_close(got, 6 * x * v, what="HVP on CUDA")

@@ -1,0 +1,226 @@
+"""Hidden checks for 01_tensor_factories."""
+import ast
+
+import numpy as np
+import pytest
+import torch
+
+from grader.testing import assert_close, assert_device, assert_dtype, assert_shape, check, requires_cuda
+
+# --- from_data ------------------------------------------------------------------------------------
+
+DTYPE_CASES = [
+    ([1, 2, 3], None, torch.int64),
+    ([1.0, 2.5], None, torch.float32),
+    ([1, 2.5], None, torch.float32),
+    ([True, False], None, torch.bool),
+    ([[1, 2], [3, 4]], None, torch.int64),
+    (np.array([0.1, 0.2, 0.3], dtype=np.float64), None, torch.float64),
+    ([1.5, -2.25], torch.float16, torch.float16),
+]
+DTYPE_IDS = ["ints", "floats", "mixed", "bools", "nested", "ndarray_float64", "explicit_float16"]
+
+
+@check("dtype", weight=0.5)
+@pytest.mark.parametrize(("data", "dtype", "expected"), DTYPE_CASES, ids=DTYPE_IDS)
+def test_inferred_dtype(sub, data, dtype, expected):
+    out = sub.from_data(data) if dtype is None else sub.from_data(data, dtype=dtype)
+    label = f"from_data({data!r}{'' if dtype is None else f', dtype={dtype}'})"
+    assert_dtype(out, expected, what=label)
+    assert_close(out, torch.tensor(data, dtype=dtype), what=label)
+
+
+@check("shape", weight=2)
+def test_scalar_is_0dim(sub):
+    out = sub.from_data(3)
+    assert_shape(out, (), what="from_data(3)")
+    assert_close(out, torch.tensor(3), what="from_data(3)")
+    out = sub.from_data(2.5)
+    assert_shape(out, (), what="from_data(2.5)")
+    assert_close(out, torch.tensor(2.5), what="from_data(2.5)")
+
+
+@check("value", weight=2)
+def test_ndarray_is_copied(sub):
+    def mutate_after(mod):
+        arr = np.array([1.0, 2.0, 3.0])
+        out = mod.from_data(arr)
+        arr[0] = 99.0
+        return out
+
+    out = sub.probe(mutate_after, sub)
+    assert_dtype(out, torch.float64, what="from_data(float64 array)")
+    assert out[0].item() != 99.0, "from_data(arr) shares memory with arr (writing arr[0] changed the tensor): copy"
+    assert_close(out, torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64), what="from_data(arr)")
+
+
+_LEGACY_TYPED = {f"torch.{name}Tensor" for name in
+                 ("Float", "Double", "Half", "BFloat16", "Byte", "Char", "Short", "Int", "Long", "Bool",
+                  "ComplexFloat", "ComplexDouble")}
+_LEGACY_TYPED |= {name.replace("torch.", "torch.cuda.") for name in _LEGACY_TYPED}
+
+
+def _resolve(node, aliases):
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    return ".".join([aliases.get(node.id, node.id), *reversed(parts)])
+
+
+def _legacy_constructor_uses(static):
+    """(line, name) of torch.Tensor(...) calls and of any legacy typed constructor outside annotations."""
+    tree, aliases = static.tree, static.aliases
+    in_annotations = set()
+    for node in ast.walk(tree):
+        annotations = []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args
+            annotations = [a.annotation for a in [*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                                  args.vararg, args.kwarg] if a is not None]
+            annotations.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            annotations = [node.annotation]
+        for ann in annotations:
+            if ann is not None:
+                in_annotations.update(id(n) for n in ast.walk(ann))
+    found = []
+    for node in ast.walk(tree):
+        if id(node) in in_annotations:
+            continue
+        if isinstance(node, ast.Call) and _resolve(node.func, aliases) == "torch.Tensor":
+            found.append((node.lineno, "torch.Tensor(...)"))
+        elif isinstance(node, (ast.Attribute, ast.Name)):
+            name = _resolve(node, aliases)
+            if name in _LEGACY_TYPED:
+                found.append((node.lineno, name))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module in ("torch", "torch.cuda"):
+            for alias in node.names:
+                if f"{node.module}.{alias.name}" in _LEGACY_TYPED:
+                    found.append((node.lineno, f"{node.module}.{alias.name}"))
+    return sorted(set(found))
+
+
+@check("api", weight=2)
+def test_no_legacy_constructors(sub):
+    sub.static.require_implemented("from_data", "standard_tensors")
+    found = _legacy_constructor_uses(sub.static)
+    assert not found, (f"line {found[0][0]} uses the legacy constructor {found[0][1]}: create tensors from data "
+                       f"with torch.tensor and empty ones with the factory functions")
+
+
+# --- standard_tensors -----------------------------------------------------------------------------
+
+@check("dtype")
+def test_standard_dtypes(sub):
+    out = sub.standard_tensors(6)
+    expected = {"zeros": torch.float32, "eye": torch.float32, "arange": torch.int64,
+                "linspace": torch.float32, "randn": torch.float32}
+    assert sorted(out) == sorted(expected), f"expected the keys {sorted(expected)}, got {sorted(out)}"
+    for key, dtype in expected.items():
+        assert_dtype(out[key], dtype, what=f"standard_tensors(6)[{key!r}]")
+
+
+@check("value", weight=2)
+def test_standard_values(sub):
+    n = 7
+    out = sub.standard_tensors(n)
+    assert_close(out["zeros"], torch.zeros(n, n), what="'zeros'")
+    assert_close(out["eye"], torch.eye(n), what="'eye'")
+    assert torch.trace(out["eye"]).item() == n, f"trace of 'eye' should be {n}"
+    assert_close(out["arange"], torch.arange(n), what="'arange'")
+    lin = out["linspace"]
+    assert_shape(lin, (n,), what="'linspace' (n points, both ends included)")
+    assert lin[0].item() == 0.0, f"'linspace' must start at exactly 0.0, got {lin[0].item()}"
+    assert lin[-1].item() == 1.0, f"'linspace' must end at exactly 1.0, got {lin[-1].item()}"
+    assert_close(lin, torch.linspace(0, 1, n), what="'linspace'")
+    assert_shape(out["randn"], (n,), what="'randn'")
+
+
+@check("value")
+def test_randn_follows_seed(sub):
+    def draw(mod):
+        draws = []
+        for seed in (123, 123, 124):
+            torch.manual_seed(seed)
+            draws.append(mod.standard_tensors(2000)["randn"])
+        return draws
+
+    first, again, other = sub.probe(draw, sub)
+    assert_shape(first, (2000,), what="'randn'")
+    assert_dtype(first, torch.float32, what="'randn'")
+    assert torch.equal(first, again), "'randn' differs after the same torch.manual_seed: draw it with torch's RNG"
+    assert not torch.equal(first, other), "'randn' does not change with the seed: use torch's global RNG"
+    mean, std = first.mean().item(), first.std().item()
+    assert abs(mean) < 0.1 and abs(std - 1.0) < 0.1, \
+        f"'randn' should be standard normal, got mean {mean:.3f} and std {std:.3f}"
+
+
+def _spy_probe():
+    """The probe for the device checks. Built inside a function so that it travels by value (a
+    module-level function of a test file would be pickled by reference and not found in the worker)."""
+
+    def created_on(mod, device, n):
+        """Run standard_tensors(n, device), recording Tensor.to / Tensor.cuda calls that move a tensor."""
+        calls = []
+        saved = {name: torch.Tensor.__dict__.get(name) for name in ("to", "cuda")}
+        originals = {name: getattr(torch.Tensor, name) for name in saved}
+
+        def spy(name):
+            def wrapper(self, *args, **kwargs):
+                result = originals[name](self, *args, **kwargs)
+                # Only moves count: torch's own meta kernel for eye calls Tensor.to(dtype).
+                if isinstance(result, torch.Tensor) and result.device != self.device:
+                    calls.append(f"Tensor.{name}")
+                return result
+            return wrapper
+
+        for name in saved:
+            setattr(torch.Tensor, name, spy(name))
+        try:
+            out = mod.standard_tensors(n, device=device)
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    delattr(torch.Tensor, name)
+                else:
+                    setattr(torch.Tensor, name, value)
+        return out, calls
+
+    return created_on
+
+
+def _assert_created_on(out, calls, device, n):
+    for key, shape in {"zeros": (n, n), "eye": (n, n), "arange": (n,), "linspace": (n,), "randn": (n,)}.items():
+        assert_device(out[key], device, what=f"standard_tensors(device={device!r})[{key!r}]")
+        assert_shape(out[key], shape, what=f"standard_tensors(device={device!r})[{key!r}]")
+    assert not calls, (f"standard_tensors(device={device!r}) called {sorted(set(calls))}: pass device= to the "
+                       f"factory functions instead of creating on the CPU and moving")
+
+
+@check("device")
+def test_created_directly_on_meta(sub):
+    # CPU fallback of the CUDA check: the meta device needs no GPU.
+    out, calls = sub.probe(_spy_probe(), sub, "meta", 5)
+    _assert_created_on(out, calls, "meta", 5)
+
+
+@check("device")
+def test_from_data_on_meta(sub):
+    out = sub.from_data([1, 2, 3], device="meta")
+    assert_device(out, "meta", what="from_data([1, 2, 3], device='meta')")
+    assert_dtype(out, torch.int64, what="from_data([1, 2, 3], device='meta')")
+    assert_shape(out, (3,), what="from_data([1, 2, 3], device='meta')")
+
+
+@requires_cuda
+@check("device")
+def test_created_directly_on_cuda(sub):
+    out, calls = sub.probe(_spy_probe(), sub, "cuda", 5)
+    _assert_created_on(out, calls, "cuda", 5)
+    assert_close(out["eye"], torch.eye(5, device="cuda"), what="'eye' on CUDA")
+    moved = sub.from_data([1.5, 2.5], device="cuda")
+    assert_close(moved, torch.tensor([1.5, 2.5], device="cuda"), what="from_data(..., device='cuda')")

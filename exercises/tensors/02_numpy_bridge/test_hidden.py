@@ -1,0 +1,140 @@
+"""Hidden checks for 02_numpy_bridge."""
+import numpy as np
+import pytest
+import torch
+
+from grader.testing import assert_close, assert_device, assert_dtype, check, requires_cuda
+
+
+def _assert_array(value, expected, what):
+    assert isinstance(value, np.ndarray), f"expected {what} to be a numpy.ndarray, got {type(value).__name__}"
+    assert value.dtype == expected.dtype, f"expected {what} of dtype {expected.dtype}, got {value.dtype}"
+    assert value.shape == expected.shape, f"expected {what} of shape {expected.shape}, got {value.shape}"
+    assert np.array_equal(value, expected), f"{what} holds {value!r}, expected {expected!r}"
+
+
+# --- share_from_numpy ----------------------------------------------------------------------------
+
+@check("value", weight=2)
+def test_share_sees_writes(sub):
+    def write_after(mod):
+        arr = np.arange(5, dtype=np.float64)
+        out = mod.share_from_numpy(arr)
+        arr[0] = 99.0
+        same_buffer = isinstance(out, torch.Tensor) and out.data_ptr() == arr.ctypes.data
+        return out, same_buffer
+
+    out, same_buffer = sub.probe(write_after, sub)
+    assert_device(out, "cpu", what="share_from_numpy(arr)")
+    assert out[0].item() == 99.0, "writing arr[0] = 99 after share_from_numpy(arr) did not show in the tensor: share memory"
+    assert same_buffer, "the tensor's data_ptr() is not arr.ctypes.data: it must wrap arr's buffer, not a copy"
+
+
+@check("dtype")
+@pytest.mark.parametrize("np_dtype", [np.float64, np.int32], ids=["float64", "int32"])
+def test_share_keeps_dtype(sub, np_dtype):
+    # NumPy defaults to float64; a cast to float32 would be a copy, so it is not zero-copy.
+    arr = np.arange(4).astype(np_dtype)
+    out = sub.share_from_numpy(arr)
+    assert_dtype(out, torch.from_numpy(arr).dtype, what=f"share_from_numpy({np.dtype(np_dtype).name} array)")
+    assert_close(out, torch.from_numpy(arr), what=f"share_from_numpy({np.dtype(np_dtype).name} array)")
+
+
+# --- copy_from_numpy -----------------------------------------------------------------------------
+
+@check("value", weight=2)
+def test_copy_is_independent(sub):
+    def write_after(mod):
+        arr = np.arange(6, dtype=np.float64).reshape(2, 3)
+        out = mod.copy_from_numpy(arr)
+        arr[...] = -1.0
+        return out
+
+    out = sub.probe(write_after, sub)
+    expected = torch.arange(6, dtype=torch.float64).reshape(2, 3)
+    assert (out != -1.0).all(), "writing arr after copy_from_numpy(arr) changed the tensor: copy the data"
+    assert_close(out, expected, what="copy_from_numpy(arr)")
+
+
+@check("value", weight=2)
+def test_copy_accepts_any_strides(sub):
+    # Built in the worker: a strided view would arrive contiguous if it were sent from here.
+    def strided_views(mod):
+        base = np.arange(12, dtype=np.float32).reshape(3, 4)
+        outs = {"arr[::-1]": mod.copy_from_numpy(base[::-1]),
+                "arr[:, ::2]": mod.copy_from_numpy(base[:, ::2]),
+                "arr[:, ::-2]": mod.copy_from_numpy(base[:, ::-2]),
+                "arr.T": mod.copy_from_numpy(base.T)}
+        base[...] = -1.0
+        return outs
+
+    outs = sub.probe(strided_views, sub)
+    base = np.arange(12, dtype=np.float32).reshape(3, 4)
+    views = {"arr[::-1]": base[::-1], "arr[:, ::2]": base[:, ::2], "arr[:, ::-2]": base[:, ::-2], "arr.T": base.T}
+    for label, view in views.items():
+        expected = torch.tensor(np.ascontiguousarray(view))
+        assert_close(outs[label], expected, what=f"copy_from_numpy({label}) (then the base array overwritten)")
+
+
+@check("dtype", weight=0.5)
+@pytest.mark.parametrize("np_dtype", [np.int32, np.uint8, np.bool_, np.float16], ids=["int32", "uint8", "bool", "float16"])
+def test_copy_preserves_dtype(sub, np_dtype):
+    arr = (np.arange(6) % 3).astype(np_dtype).reshape(2, 3)
+    expected = torch.from_numpy(arr.copy())
+    out = sub.copy_from_numpy(arr)
+    assert_close(out, expected, what=f"copy_from_numpy({np.dtype(np_dtype).name} array)")
+
+
+# --- to_numpy --------------------------------------------------------------------------------------
+
+@check("grad", weight=2)
+def test_to_numpy_requires_grad(sub):
+    leaf = torch.tensor([1.0, -2.0, 3.5], requires_grad=True)
+    _assert_array(sub.to_numpy(leaf), np.array([1.0, -2.0, 3.5], dtype=np.float32),
+                  "to_numpy(leaf with requires_grad=True)")
+
+    def non_leaf(mod):
+        w = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+        return mod.to_numpy(w * 3)
+
+    _assert_array(sub.probe(non_leaf, sub), np.array([3.0, 6.0]), "to_numpy(w * 3) with w requiring grad")
+
+
+@check("value")
+def test_to_numpy_shares_memory(sub):
+    def write_through(mod):
+        t = torch.arange(4, dtype=torch.float32)
+        arr = mod.to_numpy(t, copy=False)
+        arr[0] = 42.0
+        return t
+
+    t = sub.probe(write_through, sub)
+    assert t[0].item() == 42.0, "to_numpy(t, copy=False) on a CPU float32 tensor must share memory with t"
+
+
+@check("value")
+def test_to_numpy_copy_is_independent(sub):
+    def write_copy(mod):
+        t = torch.arange(4, dtype=torch.float32)
+        arr = mod.to_numpy(t, copy=True)
+        arr[1] = 42.0
+        return t, arr
+
+    t, arr = sub.probe(write_copy, sub)
+    assert t[1].item() == 1.0, "to_numpy(t, copy=True) returned an array that shares memory with t"
+    _assert_array(arr, np.array([0.0, 42.0, 2.0, 3.0], dtype=np.float32), "to_numpy(t, copy=True) after a write")
+
+
+@check("dtype")
+def test_bfloat16_to_float32(sub):
+    # 1e38 is inside bfloat16's range but far outside float16's.
+    t = torch.tensor([1.5, -2.25, 1e38], dtype=torch.bfloat16)
+    _assert_array(sub.to_numpy(t), t.float().numpy(), "to_numpy(bfloat16 tensor)")
+
+
+@requires_cuda
+@check("device")
+def test_cuda_to_host(sub):
+    t = torch.arange(5, dtype=torch.float32, device="cuda") * 1.5
+    _assert_array(sub.to_numpy(t), np.arange(5, dtype=np.float32) * 1.5, "to_numpy(CUDA tensor)")
+    _assert_array(sub.to_numpy(t, copy=True), np.arange(5, dtype=np.float32) * 1.5, "to_numpy(CUDA tensor, copy=True)")

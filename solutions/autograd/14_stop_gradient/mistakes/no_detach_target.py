@@ -1,0 +1,23 @@
+"""Builds the TD target from next_q without detaching it, so the loss also pushes the next-state
+value (the network's own prediction) toward the current one: next_q receives a gradient, and so do
+the network's parameters along that path.
+
+Caught by: test_td_target_gets_no_grad
+"""
+from __future__ import annotations
+
+import torch
+
+
+def td_loss(q_pred, reward, next_q, gamma):
+    return ((q_pred - (reward + gamma * next_q)) ** 2).mean()
+
+
+def ema_update_(target, online, tau):
+    online_params = dict(online.named_parameters())
+    online_buffers = dict(online.named_buffers())
+    with torch.no_grad():
+        for name, p_t in target.named_parameters():
+            p_t.mul_(1.0 - tau).add_(online_params[name], alpha=tau)
+        for name, b_t in target.named_buffers():
+            b_t.copy_(online_buffers[name])

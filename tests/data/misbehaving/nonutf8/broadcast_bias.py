@@ -1,0 +1,2 @@
+def add_feature_bias(x, bias):
+    return x  # café

@@ -1,0 +1,86 @@
+"""Failure containment with real misbehaving submissions: each is contained with a message that
+says what happened, every other exercise is graded, and a report is always written."""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from grader.cli import cli
+from grader.grading import grade
+from grader.sandbox.client import GiB, Limits
+
+BAD = Path(__file__).parent / "data" / "misbehaving"
+
+CASES = {
+    "hang": "time limit 2 s exceeded while broadcast_bias.add_feature_bias()",
+    "sleeper": "time limit 2 s exceeded while importing the submission",
+    "exit0": "the worker exited with status 0 while importing the submission",
+    "segv": "the worker was killed by SIGSEGV (segmentation fault) while broadcast_bias.add_feature_bias()",
+    "memhog": "raised MemoryError: out of memory: the worker's memory limit is 1.0 GiB",
+    "flood": "output limit exceeded: the worker wrote more than 4 MiB to stdout/stderr",
+    "importerr": "importing broadcast_bias.py raised RuntimeError: boom at import",
+    "syntax": "broadcast_bias.py has a syntax error at line 1: expected ':'",
+    "nonutf8": "broadcast_bias.py is not valid UTF-8",
+    "callexit": "broadcast_bias.add_feature_bias() raised SystemExit",
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_misbehaviour_is_contained_and_explained(case):
+    run = grade([BAD / case], exercises=["05"], visibility="public", timeout_s=2,
+                limits=Limits(memory_bytes=1 * GiB))
+    (exercise,) = run.submissions[0].exercises
+    assert exercise.score == 0 and exercise.max_score == 10
+    first = exercise.checks[0]
+    assert first.outcome == "failed"
+    assert CASES[case] in first.message, first.message
+    assert all(c.outcome == "failed" for c in exercise.checks)
+
+
+def test_hung_exercise_does_not_stop_a_correct_one():
+    run = grade([BAD / "hang_plus_correct"], exercises=["05", "10"], timeout_s=1)
+    by_id = {e.id: e for e in run.submissions[0].exercises}
+    assert by_id["10_autograd_basics"].score == by_id["10_autograd_basics"].max_score == 10
+    hung = by_id["05_broadcast_bias"]
+    assert hung.score < hung.max_score
+    timed_out = [c for c in hung.checks if "time limit 1 s exceeded" in c.message]
+    assert len(timed_out) >= 5
+
+
+def test_report_is_written_for_a_misbehaving_submission(tmp_path):
+    out = tmp_path / "r.json"
+    result = CliRunner().invoke(cli, ["grade", str(BAD / "segv"), "-e", "05", "--timeout-s", "2",
+                                      "--json", str(out), "--quiet"])
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert report["score"] == 0 and report["max_score"] == 10
+    assert any("SIGSEGV" in c["message"] for c in report["exercises"][0]["checks"])
+
+
+def test_submitted_conftest_and_pytest_ini_are_never_loaded():
+    marker = Path("/tmp/grader-conftest-was-loaded")
+    if marker.exists():
+        marker.unlink()
+    run = grade([BAD / "conftest_attack"], exercises=["05"], visibility="public")
+    assert not marker.exists(), "the submission's conftest.py was imported"
+    assert run.submissions[0].score == 0  # the stub scores nothing, whatever its conftest says
+
+
+def test_no_worker_is_left_running():
+    grade([BAD / "hang"], exercises=["05"], visibility="public", timeout_s=1)
+    leftovers = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"grader.sandbox.zygote" in cmd or b"grader.judge" in cmd:
+            leftovers.append(cmd.replace(b"\0", b" ").decode())
+    # the session-scoped test zygote of other tests may be alive: only judges must be gone
+    assert not [c for c in leftovers if "grader.judge" in c], leftovers
