@@ -62,6 +62,11 @@ def _limits(memory_gb: float):
     return Limits(memory_bytes=int(memory_gb * (1 << 30)))
 
 
+def _warn_problems(catalog) -> None:
+    for name, problem in catalog.problems.items():
+        click.echo(f"Warning: exercise {name} is skipped: {problem}", err=True)
+
+
 @click.group(context_settings=CONTEXT)
 @click.version_option(__version__, prog_name="grader")
 def cli() -> None:
@@ -78,19 +83,24 @@ def cli() -> None:
 @handle_errors
 def list_cmd() -> None:
     """List the exercises with their track, difficulty, GPU policy and points."""
-    from rich.table import Table
-
     from grader.catalog import Catalog
 
     catalog = Catalog.load()
-    table = Table(show_edge=False, box=None, pad_edge=False)
-    for col in ("exercise", "track", "difficulty", "gpu", "points", "title"):
-        table.add_column(col, justify="right" if col == "points" else "left", no_wrap=col != "title")
-    for ex in catalog.exercises:
-        table.add_row(ex.id, ex.track, ex.difficulty, ex.gpu, f"{ex.points:g}", ex.title)
-    console = _console()
-    console.print(table)
-    console.print(f"{len(catalog.exercises)} exercises")
+    rows = [("exercise", "track", "difficulty", "gpu", "points", "title")]
+    rows += [(ex.id, ex.track, ex.difficulty, ex.gpu, f"{ex.points:g}", ex.title) for ex in catalog.exercises]
+    click.echo(_columns(rows, right={4}))
+    click.echo(f"{len(catalog.exercises)} exercises")
+    _warn_problems(catalog)
+
+
+def _columns(rows: list[tuple[str, ...]], right: set[int] = frozenset()) -> str:
+    """Plain aligned columns (no trailing spaces), for output that scripts and tests can read."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [cell.rjust(w) if i in right else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)
 
 
 @cli.command()
@@ -188,21 +198,18 @@ def validate(exercises: tuple[str, ...], timeout_s: float | None) -> None:
 
     Example: grader validate 05 10 18
     """
-    from rich.table import Table
-
+    from grader.results import fmt_points
     from grader.validate import validate as run_validate
 
     results = run_validate(list(exercises) or None, timeout_s=timeout_s)
     console = _console()
-    table = Table(show_edge=False, box=None, pad_edge=False)
-    for col in ("exercise", "reference", "stub", "mistakes caught", "status"):
-        table.add_column(col)
+    rows = [("exercise", "reference", "stub", "mistakes caught", "status")]
     for v in results:
         caught = sum(not m.problems for m in v.mistakes)
-        table.add_row(v.exercise.id, f"{v.reference.score:g}/{v.reference.max_score:g}",
-                      f"{v.stub.score:g}/{v.stub.max_score:g}", f"{caught}/{len(v.mistakes)}",
-                      "ok" if v.ok else "[red]FAIL[/]")
-    console.print(table)
+        rows.append((v.exercise.id, f"{fmt_points(v.reference.score)}/{fmt_points(v.reference.max_score)}",
+                     f"{fmt_points(v.stub.score)}/{fmt_points(v.stub.max_score)}", f"{caught}/{len(v.mistakes)}",
+                     "ok" if v.ok else "FAIL"))
+    click.echo(_columns(rows))
     for v in results:
         for problem in v.problems:
             console.print(f"[red]{v.exercise.id}[/]: {problem}", markup=True)

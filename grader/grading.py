@@ -92,6 +92,7 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
             exercises = tuple(build_exercise(ex, label, root, files[ex.id], output)
                               for ex in used if ex.id in files)
             results.append(SubmissionResult(name=label, path=str(root), exercises=exercises))
+    output.notes += [f"exercise {name} was skipped: {problem}" for name, problem in catalog.problems.items()]
     env = environment(runtime.name, output)
     return GradeRun(submissions=tuple(results), environment=env, started_at=started,
                     duration_s=time.monotonic() - t0, tool_version=__version__)

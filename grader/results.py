@@ -15,6 +15,11 @@ SCHEMA_VERSION = 1
 OUTCOMES = ("passed", "failed", "error", "not_run")
 
 
+def fmt_points(value: float) -> str:
+    """Points for people: at most two decimals, no trailing zeros (8.235 -> "8.24", 10.0 -> "10")."""
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
 @dataclass(frozen=True)
 class CheckResult:
     name: str

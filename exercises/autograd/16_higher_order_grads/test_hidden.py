@@ -47,8 +47,12 @@ def test_penalty_backprops_to_critic(sub):
 
     ref.gradient_penalty(critic, real, fake, alpha).backward()
     for name, p in critic.named_parameters():
-        assert got[name] is not None, f"penalty.backward() left critic parameter {name!r} without a gradient"
-        assert_close(got[name], p.grad, what=f"gradient of the penalty w.r.t. critic parameter {name!r}")
+        # The last layer's bias does not change d critic / d x: its penalty gradient is None (or zero).
+        expected = p.grad if p.grad is not None else torch.zeros_like(p)
+        actual = got[name] if got[name] is not None else torch.zeros_like(p)
+        if expected.abs().max() > 0:
+            assert got[name] is not None, f"penalty.backward() left critic parameter {name!r} without a gradient"
+        assert_close(actual, expected, what=f"gradient of the penalty w.r.t. critic parameter {name!r}")
 
 
 @check("state", weight=2)
@@ -147,7 +151,7 @@ def test_no_explicit_hessian(sub):
     assert not called, f"hessian_vector_product called {', '.join(sorted(set(called)))}: never form the Hessian"
 
 
-@check("perf", weight=2, timeout_s=20)
+@check("perf", weight=2, timeout_s=10)
 def test_hvp_large_input_fast(sub):
     # 10^6 inputs: an explicit Hessian would need 10^12 entries. Double backward takes a few
     # milliseconds; the 1 s bound leaves a wide margin on slow graders (see README, calibration).

@@ -130,8 +130,13 @@ def test_grad_matches_dense(sub):
     assert_close(seen["weights"], w_ref.grad, atol=1e-5, rtol=1e-4, what="gradient w.r.t. weights")
 
 
-# Calibrated on torch 2.13 CPU (2 cores, other jobs running): the reference takes about 1 s.
+# Calibrated on torch 2.13 CPU over seeds 0-9 (2 cores shared with other jobs): the reference takes
+# 0.9-1.5x the baseline below (one coalesce of the raw edges plus one sparse @ dense product), i.e.
+# 0.6-1.9 s depending on load. The limit is 3 s, raised to 4x the baseline on a loaded machine so
+# that the check measures the algorithm, not the machine's load. Densifying fails outright (the
+# worker cannot allocate 160 GB) and per-edge Python loops take far longer.
 PERF_LIMIT_S = 3.0
+PERF_BASELINE_FACTOR = 4.0
 
 
 @check("perf", weight=2, timeout_s=25)
@@ -142,6 +147,9 @@ def test_perf_large_graph(sub):
         gen = torch.Generator().manual_seed(0)
         edge_index = torch.randint(0, n, (2, e), generator=gen)
         x = torch.randn(n, f, generator=gen)
+        start = time.perf_counter()  # baseline: torch's own sparse primitives on the same data
+        torch.sparse.mm(torch.sparse_coo_tensor(edge_index, torch.ones(e), (n, n)).coalesce(), x)
+        baseline = time.perf_counter() - start
         start = time.perf_counter()
         try:
             adj = mod.edges_to_sparse(edge_index, n)
@@ -151,7 +159,7 @@ def test_perf_large_graph(sub):
                 raise
             return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"}
         elapsed = time.perf_counter() - start
-        return {"error": None, "elapsed": elapsed, "shape": tuple(out.shape), "layout": str(out.layout),
+        return {"error": None, "elapsed": elapsed, "baseline": baseline, "shape": tuple(out.shape),
                 "finite": bool(torch.isfinite(out).all())}
 
     n, e = 200_000, 1_000_000
@@ -160,8 +168,10 @@ def test_perf_large_graph(sub):
         f"n={n}, E={e} failed ({seen['error']}): a dense (n, n) float32 matrix would need {n * n * 4 / 1e9:.0f} GB"
     assert seen["shape"] == (n, 16) and seen["finite"], \
         f"expected a finite ({n}, 16) result, got shape {seen['shape']} (finite: {seen['finite']})"
-    assert seen["elapsed"] < PERF_LIMIT_S, \
-        f"n={n}, E={e} took {seen['elapsed']:.2f} s (limit {PERF_LIMIT_S} s): avoid Python loops and densifying"
+    limit = max(PERF_LIMIT_S, PERF_BASELINE_FACTOR * seen["baseline"])
+    assert seen["elapsed"] < limit, \
+        (f"n={n}, E={e} took {seen['elapsed']:.2f} s (limit {limit:.1f} s; one coalesce plus one sparse "
+         f"product took {seen['baseline']:.2f} s here): avoid Python loops and densifying")
 
 
 @requires_cuda
