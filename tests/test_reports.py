@@ -1,0 +1,89 @@
+"""Golden reports: the sample submission graded once, every report compared with tests/golden/
+after normalising times and paths. Regenerate with UPDATE_GOLDEN=1 when a change is intended."""
+from __future__ import annotations
+
+import dataclasses
+import io
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from grader.grading import grade
+from grader.reports import gradescope, json_report, junit, markdown, terminal
+from grader.results import GradeRun
+
+ROOT = Path(__file__).resolve().parent.parent
+GOLDEN = Path(__file__).parent / "golden"
+SAMPLE = ROOT / "examples" / "sample_submission"
+
+
+def normalise_run(run: GradeRun) -> GradeRun:
+    """Fixed times and paths, so that the reports are comparable byte for byte."""
+    subs = []
+    for sub in run.submissions:
+        exercises = tuple(dataclasses.replace(ex, checks=tuple(dataclasses.replace(c, duration_s=0.0)
+                                                                for c in ex.checks))
+                          for ex in sub.exercises)
+        subs.append(dataclasses.replace(sub, path="<submission>", exercises=exercises))
+    env = dataclasses.replace(run.environment, python="3.x", notes=())
+    return dataclasses.replace(run, submissions=tuple(subs), environment=env, started_at="2026-01-01T00:00:00+00:00",
+                               duration_s=1.0)
+
+
+@pytest.fixture(scope="module")
+def sample_run() -> GradeRun:
+    return normalise_run(grade([SAMPLE], exercises=["05", "10", "18"]))
+
+
+def render_terminal(run: GradeRun) -> str:
+    buf = io.StringIO()
+    terminal.render(run, Console(file=buf, width=120, color_system=None, force_terminal=False))
+    return buf.getvalue()
+
+
+RENDERERS = {
+    "report.json": json_report.render,
+    "junit.xml": junit.render,
+    "results.json": gradescope.render,
+    "summary.md": markdown.render,
+    "terminal.txt": render_terminal,
+}
+
+
+@pytest.mark.parametrize("name", sorted(RENDERERS))
+def test_report_matches_golden(sample_run, name):
+    text = RENDERERS[name](sample_run)
+    path = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDEN"):
+        path.write_text(text, encoding="utf-8")
+    assert text == path.read_text(encoding="utf-8"), f"{name} differs from {path} (UPDATE_GOLDEN=1 to accept)"
+
+
+def test_json_report_schema(sample_run):
+    report = json.loads(json_report.render(sample_run))
+    assert report["schema_version"] == 1
+    assert {"score", "max_score", "exercises", "submissions", "environment"} <= set(report)
+    for ex in report["exercises"]:
+        assert {"id", "score", "max_score", "checks", "by_kind"} <= set(ex)
+        for check in ex["checks"]:
+            assert {"name", "kind", "outcome", "message", "file", "line"} <= set(check)
+            assert check["outcome"] in {"passed", "failed", "error", "not_run"}
+    assert report["score"] == pytest.approx(sum(e["score"] for e in report["exercises"]), abs=1e-3)
+
+
+def test_junit_has_classname_file_and_line(sample_run):
+    xml = junit.render(sample_run)
+    case = re.search(r'<testcase name="test_feature_bias_shape"[^>]*>', xml).group(0)
+    assert 'classname="05_broadcast_bias"' in case
+    assert 'file="exercises/tensors/05_broadcast_bias/test_hidden.py"' in case
+    assert re.search(r'line="\d+"', case)
+
+
+def test_markdown_is_truncated_with_a_notice(sample_run):
+    text = markdown.render(sample_run, limit=600)
+    assert len(text.encode()) <= 600
+    assert "**Truncated:**" in text

@@ -1,0 +1,86 @@
+"""Static checks on candidate source (judge side, nothing executed)."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from grader.judge.static import StaticView
+
+
+def view(src: str) -> StaticView:
+    return StaticView(Path("cand.py"), textwrap.dedent(src))
+
+
+def test_uses_resolves_import_aliases():
+    v = view("""\
+        import torch as T
+        from torch import cdist as cd
+        import torch.nn.functional as F
+        def f(a, b):
+            x = T.cdist(a, b)
+            y = cd(a, b)
+            return F.relu(x) + torch.cdist(a, b)
+        """)
+    assert v.uses("torch.cdist") == [2, 5, 6, 7]
+    assert v.uses("torch.nn.functional.relu") == [7]
+    assert v.uses("torch.matmul") == []
+
+
+def test_loops_follow_module_level_helpers():
+    v = view("""\
+        def helper(xs):
+            return [x * 2 for x in xs]
+        def f(x):
+            return helper(x)
+        def g(x):
+            while x:
+                x -= 1
+        class M:
+            def forward(self, x):
+                for _ in range(3):
+                    pass
+        """)
+    assert v.loops_in("f") == [(2, "list comprehension")]
+    assert v.loops_in("g") == [(6, "while loop")]
+    assert v.loops_in("M.forward") == [(10, "for loop")]
+
+
+def test_require_implemented():
+    v = view('''\
+        def stub(x):
+            """doc"""
+            raise NotImplementedError
+        def done(x):
+            return x
+        alias = done
+        ''')
+    assert not v.is_implemented("stub") and v.is_implemented("done") and v.is_implemented("alias")
+    assert not v.is_implemented("missing")
+
+
+def test_tampering_flags_name_the_line():
+    v = view("""\
+        import ctypes, gc, sys, inspect
+        import torch
+        import numpy as np
+        torch.allclose = lambda *a, **k: True
+        np.testing.assert_allclose = print
+        sys.modules["pytest"] = None
+        setattr(torch, "equal", None)
+        frame = sys._getframe(1)
+        objs = gc.get_objects()
+        """)
+    messages = [(f.line, f.message) for f in v.tampering()]
+    assert (1, "uses ctypes") in messages
+    assert (1, "uses gc (garbage-collector introspection)") in messages
+    assert (1, "uses inspect (frame and source introspection)") in messages
+    assert (4, "assigns to torch.allclose") in messages
+    assert (5, "assigns to numpy.testing.assert_allclose") in messages
+    assert (6, "edits sys.modules") in messages
+    assert (7, "setattr on torch") in messages
+    assert (8, "reads interpreter frames (sys._getframe)") in messages
+    assert (9, "walks every live object (gc.get_objects)") in messages
+
+
+def test_clean_code_has_no_flags():
+    assert view("import torch\ndef f(x):\n    return torch.relu(x)\n").tampering() == []
