@@ -38,6 +38,7 @@ def test_tensors_keep_dtype_shape_values_and_grad_flags():
 
 
 def test_containers_and_scalars_round_trip():
+    assert roundtrip({1, "a"}) == {1, "a"} and roundtrip(frozenset({2})) == frozenset({2})
     obj = {"a": [1, 2.5, None, True, "s"], ("t", 1): (b"x", 3 + 4j), "big": 10 ** 40,
            "od": collections.OrderedDict(z=1, a=2), "nan": float("nan")}
     back = roundtrip(obj)

@@ -89,6 +89,15 @@ class JudgePlugin:
             ])
 
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list) -> None:
+        import cloudpickle
+
+        for module in {id(item.module): item.module for item in items if getattr(item, "module", None)}.values():
+            # The worker cannot import test modules (it must not even read them): functions defined
+            # in them (probes, lambdas) travel by value.
+            try:
+                cloudpickle.register_pickle_by_value(module)
+            except ValueError:
+                pass
         for item in items:
             info = self.describe(item)
             self.emit({"type": "collected", **info})
@@ -239,5 +248,9 @@ def classify(exc: BaseException, tb: Any, when: str, test_path: Path) -> tuple[s
         return "error", f"{type(exc).__name__} during {when}: {exc}", line
     if isinstance(exc, AssertionError):
         text = str(exc).strip() or "assertion failed"
+        if not text.startswith("assert ") and "\nassert " in text:
+            # `assert cond, "message"`: the author's message is what the candidate needs; pytest's
+            # introspection of the judge's expressions is noise (and may show hidden values).
+            text = text.split("\nassert ", 1)[0]
         return "failed", text, line
     return "failed", f"{type(exc).__name__}: {exc}", line

@@ -2,7 +2,7 @@
 
 Trust flows one way: the judge may send the worker any object (pickled), but what comes back is
 decoded by this module only, which builds nothing but data: None, bools, ints, floats, complex,
-strings, bytes, lists, tuples, dicts (OrderedDict kept), named tuples (rebuilt as plain named
+strings, bytes, lists, tuples, sets, dicts (OrderedDict kept), named tuples (rebuilt as plain named
 tuples), torch tensors (device, dtype, requires_grad and .grad kept; subclasses stripped), numpy
 arrays of plain dtypes, torch dtypes, devices and Sizes. Anything else is replaced by a *handle
 reference* (`Ref`) that the judge turns into a remote handle. No pickle, no code, no imports.
@@ -92,6 +92,9 @@ class Encoder:
                     "items": [self.encode(v, depth + 1) for v in obj]}
         if isinstance(obj, (list, tuple)) and type(obj) in (list, tuple):
             return {"list" if isinstance(obj, list) else "tuple": [self.encode(v, depth + 1) for v in obj]}
+        if type(obj) in (set, frozenset):
+            items = [self.encode(v, depth + 1) for v in obj]
+            return {"set" if type(obj) is set else "frozenset": items}
         if type(obj) in (dict, collections.OrderedDict):
             pairs = [[self.encode(k, depth + 1), self.encode(v, depth + 1)] for k, v in obj.items()]
             return {"odict" if isinstance(obj, collections.OrderedDict) else "dict": pairs}
@@ -208,6 +211,12 @@ class Decoder:
             return [self.decode(v, depth + 1) for v in node["list"]]
         if "tuple" in node:
             return tuple(self.decode(v, depth + 1) for v in node["tuple"])
+        if "set" in node or "frozenset" in node:
+            items = [self.decode(v, depth + 1) for v in node.get("set", node.get("frozenset"))]
+            try:
+                return set(items) if "set" in node else frozenset(items)
+            except TypeError:
+                raise CodecError("unhashable set item") from None
         if "ntuple" in node:
             return self._namedtuple(node, depth)
         if "dict" in node or "odict" in node:
