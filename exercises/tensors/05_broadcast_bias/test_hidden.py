@@ -47,6 +47,27 @@ def test_no_cdist_no_loops(sub):
     assert not loops, f"pairwise_sq_dists uses a {loops[0][1]} at line {loops[0][0]}: use broadcasting"
 
 
+@check("perf", weight=2)
+def test_pairwise_memory_cpu(sub):
+    # CPU fallback of the CUDA memory check: the worker's peak resident memory while computing
+    # N = M = 1024, D = 128. The (N, M, D) difference tensor alone is 512 MiB; (N, M) is 4 MiB.
+    n, d = 1024, 128
+
+    def peak_growth_bytes(mod, n, d):
+        import resource
+
+        a, b = torch.randn(n, d), torch.randn(n, d)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        out = mod.pairwise_sq_dists(a, b)
+        after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        return (after - before) * 1024, tuple(out.shape)
+
+    growth, shape = sub.probe(peak_growth_bytes, sub, n, d)
+    assert shape == (n, n)
+    assert growth < 64 * 2**20, (f"peak memory grew by {growth / 2**20:.0f} MiB for N = M = {n}, D = {d}: "
+                                 f"avoid materialising the (N, M, D) difference tensor")
+
+
 @requires_cuda
 @check("perf", weight=2)
 def test_pairwise_memory_cuda(sub):
