@@ -107,20 +107,28 @@ def scrubbed_env(scratch_root: str) -> dict[str, str]:
 
 
 class Zygote:
-    """The fork server process. Started early; its readiness is awaited on first use."""
+    """The fork server process. Started early; its readiness is awaited on first use.
 
-    def __init__(self, scratch_root: str):
+    `attach_fd`: the control socket of a fork server someone else started (the container's entry
+    point starts it as the worker user); such a one cannot be restarted from here."""
+
+    def __init__(self, scratch_root: str, attach_fd: int | None = None):
         self.scratch_root = scratch_root
         self.proc: subprocess.Popen | None = None
         self.ctrl: socket.socket | None = None
         self.ready = False
         self.restarts = 0
+        self.attached = attach_fd is not None
+        if attach_fd is not None:
+            self.ctrl = socket.socket(fileno=attach_fd)
         self._log = tempfile.TemporaryFile()
 
     def start(self) -> None:
+        if self.attached:
+            return
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-B", "-m", "grader.sandbox.zygote", str(child.fileno())],
+            [sys.executable, "-I", "-B", "-m", "grader.sandbox.zygote", str(child.fileno()), self.scratch_root],
             pass_fds=[child.fileno()], env=scrubbed_env(self.scratch_root), cwd=self.scratch_root,
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
         )
@@ -139,7 +147,10 @@ class Zygote:
         return json.loads(data)
 
     def ensure_ready(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
+        if self.attached:
+            if self.ctrl is None:
+                raise RuntimeError("the worker fork server has died and cannot be restarted here")
+        elif self.proc is None or self.proc.poll() is not None:
             if self.proc is not None:
                 self.restarts += 1
             self.start()
@@ -161,8 +172,9 @@ class Zygote:
                 return int(self._answer(timeout=30)["pid"])
             except (ChannelClosed, OSError):
                 # a previous worker may have killed the zygote: start a new one and retry once
-                if attempt:
-                    raise
+                if attempt or self.attached:
+                    self.ctrl = None if self.attached else self.ctrl
+                    raise RuntimeError("the worker fork server died (a worker may have killed it)") from None
                 self.close()
         raise AssertionError("unreachable")
 
@@ -281,19 +293,15 @@ class Worker:
     scratch: str = ""
     _sock: socket.socket | None = None
     _drain: _OutputDrain | None = None
-    _tmp: Any = field(default=None, repr=False)
     _last_status: dict = field(default_factory=dict, repr=False)
 
     def make_handle(self, ref: codec.Ref) -> RemoteHandle:
         return RemoteHandle(self, ref, ref.type_name)
 
     def start(self) -> None:
-        self._tmp = tempfile.TemporaryDirectory(prefix="worker-", dir=self.zygote.scratch_root,
-                                                ignore_cleanup_errors=True)
-        self.scratch = self._tmp.name
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         out_r, out_w = os.pipe()
-        config = {"candidate": self.candidate, "module_name": self.module_name, "scratch": self.scratch,
+        config = {"candidate": self.candidate, "module_name": self.module_name,
                   "seed": self.seed, "rlimits": self.limits.rlimits(self.cuda)}
         try:
             self.pid = self.zygote.fork(config, [theirs.fileno(), out_w])
@@ -308,6 +316,7 @@ class Worker:
             err = first["import_error"]
             self.kill()
             raise CandidateImportError(err["type"], err["message"], err["traceback"])
+        self.scratch = str(first.get("scratch", ""))
 
     @property
     def output(self) -> str:
@@ -374,20 +383,18 @@ class Worker:
         if self.pid is None:
             return "never started"
         pid, self.pid = self.pid, None
-        for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-            try:
-                kill()
-            except OSError:
-                pass
-        status = self.zygote.wait(pid)
+        status = self.zygote.wait(pid)  # the zygote kills the worker's session, then reaps it
+        if status.get("zygote_lost"):
+            for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+                try:
+                    kill()
+                except OSError:
+                    pass
         if self._sock is not None:
             self._sock.close()
             self._sock = None
         if self._drain is not None:
             self._drain.join(timeout=2)
-        if self._tmp is not None:
-            self._tmp.cleanup()
-            self._tmp = None
         self._last_status = status
         return describe_exit(status)
 

@@ -78,8 +78,17 @@ class WorkerState:
         return obj
 
 
+_CANDIDATE_DIR: str | None = None
+
+
 def _error(exc: BaseException) -> dict:
-    tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    """The exception as data. Only frames of the candidate's own files are kept: a probe is the
+    judge's code, shipped from a hidden test, and its lines must not reach a report."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if _CANDIDATE_DIR is not None:
+        frames = traceback.StackSummary.from_list(
+            [f for f in frames if os.path.abspath(f.filename).startswith(_CANDIDATE_DIR + os.sep)])
+    tb = "".join(frames.format()) + "".join(traceback.format_exception_only(type(exc), exc))
     try:
         message = str(exc)
     except Exception:  # noqa: BLE001
@@ -199,6 +208,8 @@ def _send(sock: socket.socket, state: WorkerState | None, answer: dict) -> None:
 
 def serve(sock: socket.socket, config: dict) -> None:
     """Run in the forked child: limits, seed, import the candidate, then answer requests forever."""
+    global _CANDIDATE_DIR
+    _CANDIDATE_DIR = os.path.dirname(os.path.abspath(config["candidate"]))
     os.chdir(config["scratch"])
     apply_limits(config.get("rlimits", {}))
     seed_everything(config.get("seed", 0))
@@ -209,7 +220,7 @@ def serve(sock: socket.socket, config: dict) -> None:
         _send(sock, None, {"import_error": _error(exc)["error"]})
         return
     state = WorkerState(module)
-    _send(sock, state, {"ready": True})
+    _send(sock, state, {"ready": True, "scratch": config["scratch"]})
     while True:
         try:
             raw = recv_msg(sock)

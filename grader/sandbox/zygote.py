@@ -5,9 +5,13 @@ tests, no solutions), it answers three requests on its control socket (JSON, fro
 
 - fork: with two file descriptors attached (the worker's channel and its output pipe), fork a
   worker in a new session, and answer its pid;
-- wait: reap a worker the judge has killed and answer how it ended; then kill and reap any
-  process left behind (daemons reparent here: the zygote is a child subreaper);
+- wait: kill a worker and everything in its session, reap it, answer how it ended, remove its
+  scratch folder; then kill and reap any process left behind (daemons reparent here: the zygote
+  is a child subreaper). The zygote kills, not the judge: in the container the judge runs as
+  another user and may not signal workers;
 - exit.
+
+Each worker runs in `<scratch_root>/w<pid>`, a folder it makes itself (mode 0700).
 
 Forking costs milliseconds where a fresh interpreter importing torch costs seconds; CUDA is never
 initialised here, so workers may use it.
@@ -18,6 +22,7 @@ from __future__ import annotations
 import ctypes
 import json
 import os
+import shutil
 import signal
 import socket
 import sys
@@ -106,8 +111,10 @@ def _fork_worker(ctrl: socket.socket, request: dict, fds: list[int]) -> int:
             sys.stderr.reconfigure(line_buffering=True)
             from grader.sandbox import worker
 
+            scratch = os.path.join(request["scratch_root"], f"w{os.getpid()}")
+            os.mkdir(scratch, 0o700)
             sock = socket.socket(fileno=channel_fd)
-            worker.serve(sock, request)
+            worker.serve(sock, {**request, "scratch": scratch})
             code = 0
         finally:
             os._exit(code)
@@ -132,6 +139,7 @@ def _warm_up(torch) -> None:
 
 def main() -> None:
     ctrl = socket.socket(fileno=int(sys.argv[1]))  # a SOCK_SEQPACKET pair: one message per record
+    scratch_root = sys.argv[2]
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -152,11 +160,17 @@ def main() -> None:
         request = json.loads(msg)
         op = request.get("op")
         if op == "fork":
-            pid = _fork_worker(ctrl, request, list(fds))
+            pid = _fork_worker(ctrl, {**request, "scratch_root": scratch_root}, list(fds))
             active.add(pid)
             answer = {"pid": pid}
         elif op == "wait":
             pid = int(request["pid"])
+            if pid in active:
+                for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
+                    try:
+                        kill()
+                    except OSError:
+                        pass
             try:
                 _, status = os.waitpid(pid, 0)
                 answer = describe_status(status)
@@ -164,6 +178,7 @@ def main() -> None:
                 answer = {"exit": None}
             active.discard(pid)
             answer["strays_killed"] = _reap_strays(active)
+            shutil.rmtree(os.path.join(scratch_root, f"w{pid}"), ignore_errors=True)
         elif op == "exit":
             break
         else:
