@@ -159,38 +159,32 @@ def test_randn_follows_seed(sub):
         f"'randn' should be standard normal, got mean {mean:.3f} and std {std:.3f}"
 
 
-def _spy_probe():
-    """The probe for the device checks. Built inside a function so that it travels by value (a
-    module-level function of a test file would be pickled by reference and not found in the worker)."""
+def _created_on(mod, device, n):
+    """Run standard_tensors(n, device), recording Tensor.to / Tensor.cuda calls that move a tensor."""
+    calls = []
+    saved = {name: torch.Tensor.__dict__.get(name) for name in ("to", "cuda")}
+    originals = {name: getattr(torch.Tensor, name) for name in saved}
 
-    def created_on(mod, device, n):
-        """Run standard_tensors(n, device), recording Tensor.to / Tensor.cuda calls that move a tensor."""
-        calls = []
-        saved = {name: torch.Tensor.__dict__.get(name) for name in ("to", "cuda")}
-        originals = {name: getattr(torch.Tensor, name) for name in saved}
+    def spy(name):
+        def wrapper(self, *args, **kwargs):
+            result = originals[name](self, *args, **kwargs)
+            # Only moves count: torch's own meta kernel for eye calls Tensor.to(dtype).
+            if isinstance(result, torch.Tensor) and result.device != self.device:
+                calls.append(f"Tensor.{name}")
+            return result
+        return wrapper
 
-        def spy(name):
-            def wrapper(self, *args, **kwargs):
-                result = originals[name](self, *args, **kwargs)
-                # Only moves count: torch's own meta kernel for eye calls Tensor.to(dtype).
-                if isinstance(result, torch.Tensor) and result.device != self.device:
-                    calls.append(f"Tensor.{name}")
-                return result
-            return wrapper
-
-        for name in saved:
-            setattr(torch.Tensor, name, spy(name))
-        try:
-            out = mod.standard_tensors(n, device=device)
-        finally:
-            for name, value in saved.items():
-                if value is None:
-                    delattr(torch.Tensor, name)
-                else:
-                    setattr(torch.Tensor, name, value)
-        return out, calls
-
-    return created_on
+    for name in saved:
+        setattr(torch.Tensor, name, spy(name))
+    try:
+        out = mod.standard_tensors(n, device=device)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                delattr(torch.Tensor, name)
+            else:
+                setattr(torch.Tensor, name, value)
+    return out, calls
 
 
 def _assert_created_on(out, calls, device, n):
@@ -204,7 +198,7 @@ def _assert_created_on(out, calls, device, n):
 @check("device")
 def test_created_directly_on_meta(sub):
     # CPU fallback of the CUDA check: the meta device needs no GPU.
-    out, calls = sub.probe(_spy_probe(), sub, "meta", 5)
+    out, calls = sub.probe(_created_on, sub, "meta", 5)
     _assert_created_on(out, calls, "meta", 5)
 
 
@@ -219,7 +213,7 @@ def test_from_data_on_meta(sub):
 @requires_cuda
 @check("device")
 def test_created_directly_on_cuda(sub):
-    out, calls = sub.probe(_spy_probe(), sub, "cuda", 5)
+    out, calls = sub.probe(_created_on, sub, "cuda", 5)
     _assert_created_on(out, calls, "cuda", 5)
     assert_close(out["eye"], torch.eye(5, device="cuda"), what="'eye' on CUDA")
     moved = sub.from_data([1.5, 2.5], device="cuda")

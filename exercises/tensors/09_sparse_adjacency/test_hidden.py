@@ -77,11 +77,13 @@ def test_propagate_matches_dense(sub, weighted):
     x = torch.randn(N, 5)
     out = sub.normalized_propagate(adj, x)
     assert_shape(out, (N, 5))
-    assert not torch.isnan(out).any(), \
-        f"NaN in rows {torch.isnan(out).any(dim=1).nonzero().flatten().tolist()}: rows without edges must be 0"
+    nan_rows = torch.isnan(out).any(dim=1).nonzero().flatten().tolist()
+    if nan_rows:
+        raise AssertionError(f"NaN in rows {nan_rows}: rows without edges must give 0, not 0 / 0")
     expected = dense_propagate(dense_adjacency(EDGES, N, weights), x)
     assert_close(out, expected, atol=1e-5, rtol=1e-4, what="normalized_propagate(adj, x)")
-    assert torch.all(out[6:] == 0), "nodes 6 and 7 have no outgoing edges: their rows must be exactly 0"
+    if not bool((out[6:] == 0).all()):
+        raise AssertionError("nodes 6 and 7 have no outgoing edges: their rows must be exactly 0")
 
 
 @check("api", weight=2)
@@ -100,6 +102,9 @@ def test_never_densifies(sub):
         torch.Tensor.to_dense = spy
         try:
             mod.normalized_propagate(adj, x)
+        except RuntimeError as exc:
+            if isinstance(exc, NotImplementedError) or not calls:
+                raise
         finally:
             torch.Tensor.to_dense = original
         return calls
@@ -133,23 +138,21 @@ def test_grad_matches_dense(sub):
 # Calibrated on torch 2.13 CPU over seeds 0-9 (2 cores shared with other jobs): the reference takes
 # 0.9-1.5x the baseline below (one coalesce of the raw edges plus one sparse @ dense product), i.e.
 # 0.6-1.9 s depending on load. The limit is 3 s, raised to 4x the baseline on a loaded machine so
-# that the check measures the algorithm, not the machine's load. Densifying fails outright (the
-# worker cannot allocate 160 GB) and per-edge Python loops take far longer.
+# that the check measures the algorithm, not the machine's load (the baseline is only measured when
+# the 3 s are exceeded). Densifying fails outright (the worker cannot allocate 160 GB) and per-edge
+# Python loops take far longer.
 PERF_LIMIT_S = 3.0
 PERF_BASELINE_FACTOR = 4.0
 
 
 @check("perf", weight=2, timeout_s=25)
 def test_perf_large_graph(sub):
-    def timed(mod, n, e, f):
+    def timed(mod, n, e, f, limit_s):
         import time
 
         gen = torch.Generator().manual_seed(0)
         edge_index = torch.randint(0, n, (2, e), generator=gen)
         x = torch.randn(n, f, generator=gen)
-        start = time.perf_counter()  # baseline: torch's own sparse primitives on the same data
-        torch.sparse.mm(torch.sparse_coo_tensor(edge_index, torch.ones(e), (n, n)).coalesce(), x)
-        baseline = time.perf_counter() - start
         start = time.perf_counter()
         try:
             adj = mod.edges_to_sparse(edge_index, n)
@@ -159,19 +162,28 @@ def test_perf_large_graph(sub):
                 raise
             return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"}
         elapsed = time.perf_counter() - start
+        baseline = None
+        if elapsed >= limit_s:  # how fast is this machine right now? torch's own primitives, same data
+            start = time.perf_counter()
+            torch.sparse.mm(torch.sparse_coo_tensor(edge_index, torch.ones(e), (n, n)).coalesce(), x)
+            baseline = time.perf_counter() - start
         return {"error": None, "elapsed": elapsed, "baseline": baseline, "shape": tuple(out.shape),
                 "finite": bool(torch.isfinite(out).all())}
 
     n, e = 200_000, 1_000_000
-    seen = sub.probe(timed, sub, n, e, 16)
-    assert seen["error"] is None, \
-        f"n={n}, E={e} failed ({seen['error']}): a dense (n, n) float32 matrix would need {n * n * 4 / 1e9:.0f} GB"
-    assert seen["shape"] == (n, 16) and seen["finite"], \
-        f"expected a finite ({n}, 16) result, got shape {seen['shape']} (finite: {seen['finite']})"
-    limit = max(PERF_LIMIT_S, PERF_BASELINE_FACTOR * seen["baseline"])
-    assert seen["elapsed"] < limit, \
-        (f"n={n}, E={e} took {seen['elapsed']:.2f} s (limit {limit:.1f} s; one coalesce plus one sparse "
-         f"product took {seen['baseline']:.2f} s here): avoid Python loops and densifying")
+    seen = sub.probe(timed, sub, n, e, 16, PERF_LIMIT_S)
+    if seen["error"] is not None:
+        hint = (f": a dense (n, n) float32 matrix needs {n * n * 4 / 1e9:.0f} GB, keep A sparse"
+                if "allocat" in seen["error"] else "")
+        raise AssertionError(f"n={n}, E={e} raised {seen['error']}{hint}")
+    if seen["shape"] != (n, 16):
+        raise AssertionError(f"expected a ({n}, 16) result for n={n}, got shape {seen['shape']}")
+    if not seen["finite"]:
+        raise AssertionError(f"the n={n} result contains NaN or inf: guard the rows without edges")
+    limit = PERF_LIMIT_S if seen["baseline"] is None else max(PERF_LIMIT_S, PERF_BASELINE_FACTOR * seen["baseline"])
+    if seen["elapsed"] >= limit:
+        raise AssertionError(f"n={n}, E={e} took {seen['elapsed']:.2f} s (limit {limit:.1f} s; one coalesce plus one "
+                             f"sparse product took {seen['baseline']:.2f} s here): avoid Python loops and densifying")
 
 
 @requires_cuda

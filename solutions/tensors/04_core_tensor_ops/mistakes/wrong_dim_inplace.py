@@ -1,8 +1,8 @@
-"""Normalises with `x.div_(x.sum(dim=0))`: dim 0 sums each *column* (so columns, not rows, sum to
-1 on a non-square input), the in-place `div_` overwrites the caller's tensor, and all-zero
-columns/rows become NaN.
+"""Normalises with `x.div_(x.sum(dim=0))`: dim 0 sums each *column*, so on a non-square input the
+columns, not the rows, sum to 1; and the in-place `div_` overwrites the caller's tensor (and fails
+outright on a leaf that requires grad).
 
-Caught by: test_row_normalize_sums_to_one, test_row_normalize_zero_rows, test_inputs_untouched, test_row_normalize_example
+Caught by: test_row_normalize_sums_to_one, test_row_normalize_zero_rows, test_inputs_untouched, test_gradcheck, test_row_normalize_example
 """
 from __future__ import annotations
 
