@@ -153,14 +153,16 @@ def test_no_explicit_hessian(sub):
 
 @check("perf", weight=2, timeout_s=10)
 def test_hvp_large_input_fast(sub):
-    # 10^6 inputs: an explicit Hessian would need 10^12 entries. Double backward takes a few
-    # milliseconds; the 1 s bound leaves a wide margin on slow graders (see README, calibration).
+    # 10^6 inputs: an explicit Hessian would need 10^12 entries. After a warm-up call (autograd's
+    # one-time start-up costs about 1 s on a small CPU), double backward takes 0.08-0.26 s on 2 busy
+    # cores over seeds 0-9; the 1 s bound keeps a 4x margin (README, notes for graders).
     x = torch.randn(1_000_000, dtype=torch.float64)
     v = torch.randn(1_000_000, dtype=torch.float64)
 
     def timed_hvp(mod, x, v):
         import time
 
+        mod.hessian_vector_product(lambda t: (t ** 3).sum(), x[:8], v[:8])  # one-time autograd start-up
         start = time.perf_counter()
         out = mod.hessian_vector_product(lambda t: (t ** 3).sum(), x, v)
         return time.perf_counter() - start, out
