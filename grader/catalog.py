@@ -2,6 +2,8 @@
 
 An exercise folder holds README.md, exercise.toml, the stub `<name>.py`, test_public.py and
 test_hidden.py. Its reference solution and known mistakes live in `solutions/<track>/<NN_name>/`.
+A candidate bundle (`grader export`) ships no test_hidden.py: such an exercise loads with
+`has_hidden_tests` False, and what needs the hidden checks says so (`require_hidden_tests`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ class Exercise:
     required_apis: tuple[str, ...]
     dir: Path
     solutions_dir: Path
+    has_hidden_tests: bool = True  # False in a candidate bundle, which ships only the public checks
 
     @property
     def stub(self) -> Path:
@@ -164,11 +167,23 @@ def load_exercise(folder: Path, solutions_root: Path) -> Exercise:
         required_apis=tuple(api.get("required", ())),
         dir=folder,
         solutions_dir=solutions_root / track / folder.name,
+        has_hidden_tests=(folder / "test_hidden.py").is_file(),
     )
-    for required in (exercise.stub, exercise.public_tests, exercise.hidden_tests, folder / "README.md"):
+    for required in (exercise.stub, exercise.public_tests, folder / "README.md"):
         if not required.is_file():
             raise ExerciseDefinitionError(f"{folder}: missing {required.name}")
     return exercise
+
+
+def require_hidden_tests(exercises: list[Exercise], what_next: str) -> None:
+    """Raise a UsageError naming the exercises that have no test_hidden.py (a candidate bundle)."""
+    missing = [ex.id for ex in exercises if not ex.has_hidden_tests]
+    if missing:
+        raise UsageError(
+            f"hidden checks are not available here: {', '.join(missing)} "
+            f"{'has' if len(missing) == 1 else 'have'} no test_hidden.py (a candidate bundle ships only the "
+            f"public checks). {what_next}"
+        )
 
 
 # --- the catalog ----------------------------------------------------------------------------------

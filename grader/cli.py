@@ -49,11 +49,26 @@ def limit_options(fn):
 
 
 def output_options(fn):
-    for name, what in (("json", "the JSON report"), ("junit", "JUnit XML"), ("gradescope", "Gradescope results.json"),
+    for name, what in (("html", "the HTML report (one self-contained page)"), ("json", "the JSON report"),
+                       ("junit", "JUnit XML"), ("gradescope", "Gradescope results.json"),
                        ("markdown", "the Markdown summary")):
+        if name == "markdown":
+            fn = click.option("--markdown-limit", metavar="pr|step|BYTES", default="step", show_default=True,
+                              callback=_markdown_limit,
+                              help="Size cap of the Markdown summary: pr (a pull-request comment, 64 KiB), step "
+                                   "(a step summary, 1 MiB) or bytes; a longer one is cut with a notice.")(fn)
         fn = click.option(f"--{name}", f"{name}_path", type=click.Path(dir_okay=False, path_type=Path),
                           default=None, help=f"Write {what} to this file.")(fn)
     return fn
+
+
+def _markdown_limit(ctx: click.Context, param: click.Parameter, value: str) -> int:
+    from grader.reports.markdown import parse_limit
+
+    try:
+        return parse_limit(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
 
 
 def _limits(memory_gb: float):
@@ -155,17 +170,25 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, timeout_s: 
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--exercises", "-e", multiple=True,
               help="Exercises to grade (repeat, or a comma list; default: those with a file in the submission).")
-@click.option("--runtime", type=click.Choice(["local"]), default="local", show_default=True,
-              help="Where the judge runs.")
+@click.option("--runtime", type=click.Choice(["auto", "local", "docker"]), default="auto", show_default=True,
+              help="Where the judge runs: docker (one container per submission, hidden checks out of reach), "
+                   "local (subprocesses here), or auto (docker when a daemon answers and the image exists, "
+                   "else local with a warning).")
+@click.option("--image", default=None, help="Grading image for --runtime docker [default: torch-grader:latest].")
+@click.option("--gpus", default="auto", show_default=True,
+              help="Docker runtime: auto (a GPU when the daemon can give one), none, all, or ids such as 0,1.")
+@click.option("--require-gpu", is_flag=True, help="Fail instead of grading on CPU when no GPU is available.")
 @click.option("--fail-under", type=click.FloatRange(0, 100), default=None,
               help="Exit with code 3 when the total score is under this percentage.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the score table.")
 @output_options
 @limit_options
 @handle_errors
-def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str, fail_under: float | None,
+def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str, image: str | None, gpus: str,
+              require_gpu: bool, fail_under: float | None,
               quiet: bool, json_path: Path | None, junit_path: Path | None, gradescope_path: Path | None,
-              markdown_path: Path | None, timeout_s: float | None, memory_gb: float) -> None:
+              markdown_path: Path | None, markdown_limit: int, html_path: Path | None, timeout_s: float | None,
+              memory_gb: float) -> None:
     """Grade one or more submissions (folders, .py files, .zip or .tar.gz archives) with the
     public and hidden checks, and write reports.
 
@@ -175,12 +198,23 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
     from grader.reports import write_report
     from grader.reports.terminal import render
 
+    from grader.image import DEFAULT_TAG
+    from grader.runtimes.docker import GpuRequest
+
+    GpuRequest.parse(gpus)  # a bad --gpus is a usage error whatever the runtime
+    options = {"image": image or DEFAULT_TAG, "gpus": gpus, "require_gpu": require_gpu}
     run = grade(list(paths), exercises=list(exercises) or None, runtime=runtime, timeout_s=timeout_s,
-                limits=_limits(memory_gb))
+                limits=_limits(memory_gb), runtime_options=options)
+    for note in run.environment.notes:
+        if note.startswith("no Docker daemon"):
+            click.echo(f"Warning: {note}", err=True)
+    if require_gpu and not run.environment.gpus:
+        click.echo("Error: --require-gpu: no GPU was available to grade on", err=True)
+        sys.exit(int(ExitCode.ERROR))
     for kind, target in (("json", json_path), ("junit", junit_path), ("gradescope", gradescope_path),
-                         ("markdown", markdown_path)):
+                         ("markdown", markdown_path), ("html", html_path)):
         if target is not None:
-            write_report(kind, run, target)
+            write_report(kind, run, target, **({"limit": markdown_limit} if kind == "markdown" else {}))
     if not quiet:
         render(run, _console())
     if fail_under is not None and run.percent < fail_under:
@@ -220,6 +254,53 @@ def validate(exercises: tuple[str, ...], timeout_s: float | None) -> None:
     bad = [v for v in results if not v.ok]
     console.print(f"{len(results) - len(bad)}/{len(results)} exercises valid")
     sys.exit(int(ExitCode.UNDER_THRESHOLD if bad else ExitCode.OK))
+
+
+@cli.group()
+def image() -> None:
+    """Build the grading image (the docker runtime's container image)."""
+
+
+@image.command("build")
+@click.option("--base-image", default=None,
+              help="Base image with Python (and ideally torch) [default: the Dockerfile's pinned PyTorch CUDA "
+                   "runtime image; offline: torch-grader-base:offline from docker/build-offline-base.sh].")
+@click.option("--tag", default="torch-grader:latest", show_default=True, help="Tag of the image to build.")
+@click.option("--force", is_flag=True, help="Rebuild even when nothing changed.")
+@handle_errors
+def image_build(base_image: str | None, tag: str, force: bool) -> None:
+    """Fill docker/wheelhouse with `pip download` and build the grading image through the Docker
+    SDK: the grader, the exercises with their hidden checks, and the reference solutions (readable
+    by the judge's user only). Skipped when nothing changed since the last build.
+
+    Example: grader image build --base-image torch-grader-base:offline
+    """
+    from grader.catalog import default_root
+    from grader.image import build_image
+
+    build_image(root=default_root(), base_image=base_image, tag=tag, force=force, log=click.echo)
+
+
+@cli.command("export")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--exercises", "-e", multiple=True,
+              help="Exercises to include (repeat, or a comma list; default: every exercise).")
+@handle_errors
+def export_cmd(out: Path, exercises: tuple[str, ...]) -> None:
+    """Write the candidate bundle to OUT, a new or empty folder: the exercises' READMEs, stubs and
+    public checks, the grader, a candidate README and the pull-request autograding workflows. No
+    hidden check, solution or grader's note goes in: the bundle is scanned, and nothing is written
+    when it would carry one.
+
+    Example: grader export /tmp/bundle --exercises 05,10,18
+    """
+    from grader.export import export_bundle
+
+    bundle = export_bundle(out, exercises=list(exercises) or None)
+    click.echo(f"Exported {len(bundle.exercises)} exercises to {bundle.path} ({len(bundle.files)} files); "
+               f"scanned for {bundle.secret_lines} lines of hidden checks, solutions and graders' notes: none found")
+    for name, problem in bundle.skipped.items():
+        click.echo(f"Warning: exercise {name} is left out: {problem}", err=True)
 
 
 def main() -> None:

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader import __version__
-from grader.catalog import Catalog, Exercise
+from grader.catalog import Catalog, Exercise, require_hidden_tests
 from grader.errors import GraderError, UsageError
 from grader.results import Environment, ExerciseResult, Flag, GradeRun, SubmissionResult, score_checks
-from grader.runtimes import JudgeJob, JudgeOutput, get_runtime
+from grader.runtimes import JudgeJob, JudgeOutput, get_runtime, resolve_runtime
 from grader.runtimes.base import Candidate
 from grader.sandbox.client import Limits
 from grader.submissions import CandidateFile, locate, opened, submission_name
@@ -34,7 +34,7 @@ VISIBILITY_FILES = {"all": ("test_public.py", "test_hidden.py"), "public": ("tes
 @dataclass
 class GradeOptions:
     exercises: list[str] | None = None  # refs; None: every exercise with a file in the submission
-    runtime: str = "local"
+    runtime: str = "local"  # local | docker | auto (docker when a daemon and the image are there)
     visibility: str = "all"
     timeout_s: float | None = None
     limits: Limits = field(default_factory=Limits)
@@ -56,7 +56,8 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
     selected = catalog.select(options.exercises)
     started = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     t0 = time.monotonic()
-    runtime = get_runtime(options.runtime, **options.runtime_options)
+    runtime_name, warning = resolve_runtime(options.runtime, options.runtime_options.get("image"))
+    runtime = get_runtime(runtime_name, **(options.runtime_options if runtime_name == "docker" else {}))
     with contextlib.ExitStack() as stack:
         candidates: list[tuple[str, Path, dict[str, CandidateFile] | None, str | None]] = []
         labels: set[str] = set()
@@ -76,11 +77,15 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
                 candidates.append((label, path, None, str(exc)))
         graded = [c for c in candidates if c[2]]
         used = [ex for ex in selected if any(ex.id in c[2] for c in graded)]
+        if runtime.name == "local" and options.visibility != "public":
+            # the local judge reads this machine's exercises; the grading image brings its own
+            require_hidden_tests(used, "Candidates: run `grader check`. Interviewers: grade with the grading "
+                                       "image (`--runtime docker`), or from the grader's own repository.")
         output = JudgeOutput(records=[])
         if graded:
             job = JudgeJob(root=catalog.root, exercises=used,
-                           candidates=[Candidate(label, {k: v.to_spec() for k, v in files.items()})
-                                       for label, _, files, _ in graded],
+                           candidates=[Candidate(label, {k: v.to_spec() for k, v in files.items()}, str(root))
+                                       for label, root, files, _ in graded],
                            test_files=VISIBILITY_FILES[options.visibility], limits=options.limits,
                            timeout_s=options.timeout_s, seed=options.seed)
             output = runtime.run(job)
@@ -92,6 +97,8 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
             exercises = tuple(build_exercise(ex, label, root, files[ex.id], output)
                               for ex in used if ex.id in files)
             results.append(SubmissionResult(name=label, path=str(root), exercises=exercises))
+    if warning:
+        output.notes.insert(0, warning)
     output.notes += [f"exercise {name} was skipped: {problem}" for name, problem in catalog.problems.items()]
     env = environment(runtime.name, output)
     return GradeRun(submissions=tuple(results), environment=env, started_at=started,

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader.catalog import Catalog, Exercise
+from grader.catalog import Catalog, Exercise, require_hidden_tests
 from grader.grading import build_exercise
 from grader.results import ExerciseResult
 from grader.runtimes import JudgeJob, get_runtime
@@ -85,6 +85,9 @@ def validate(exercises: list[str] | None = None, root: Path | None = None, timeo
              runtime: str = "local") -> list[ExerciseValidation]:
     catalog = Catalog.load(root)
     selected = catalog.select(exercises)
+    if not any(ex.has_hidden_tests for ex in selected):  # a candidate bundle: nothing to validate here
+        require_hidden_tests(selected, "Validate exercises in the grader's own repository, which holds the "
+                                       "hidden checks and the reference solutions.")
     candidates: dict[str, dict[str, dict]] = {}
 
     def add(label: str, ex: Exercise, path: Path) -> None:
@@ -110,6 +113,8 @@ def validate(exercises: list[str] | None = None, root: Path | None = None, timeo
     validations = []
     for ex in selected:
         problems: list[str] = []
+        if not ex.has_hidden_tests:
+            problems.append(f"no test_hidden.py in {ex.dir}: write the hidden checks")
         ref = result("reference", ex, ex.reference)
         stub = result("stub", ex, ex.stub)
         if ref.score < ref.max_score or ref.max_score == 0:

@@ -51,7 +51,8 @@ def test_show_prints_readme_and_stub(root):
 
 @pytest.mark.parametrize("args,code,message", [
     (["show", "99"], 2, "Error: unknown exercise '99': see `grader list` for the exercises\n"),
-    (["grade", "/nonexistent/sub"], 2, "Error: submission not found: /nonexistent/sub\n"),
+    (["grade", "--runtime", "local", "/nonexistent/sub"], 2, "Error: submission not found: /nonexistent/sub\n"),
+    (["grade", "--gpus", "two", "x"], 2, "Error: invalid --gpus 'two': use auto, none, all, or device ids such as 0 or 0,1\n"),
     (["check"], 2, "Error: name one or more exercises (e.g. `grader check 05`), or use --all\n"),
 ])
 def test_usage_errors(root, args, code, message):
@@ -61,7 +62,7 @@ def test_usage_errors(root, args, code, message):
 
 
 def test_empty_folder_is_a_usage_error(root, tmp_path):
-    result = run(root, "grade", str(tmp_path))
+    result = run(root, "grade", str(tmp_path), "--runtime", "local")
     assert result.exit_code == 2
     assert "no exercise files found" in result.output
 
@@ -102,7 +103,8 @@ def test_check_shows_a_shape_diff(root, tmp_path):
 
 def test_grade_writes_reports_and_exits_0(root, tmp_path):
     out = tmp_path / "r.json"
-    result = run(root, "grade", str(root / "solutions"), "--exercises", "05", "-e", "10", "--json", str(out),
+    result = run(root, "grade", str(root / "solutions"), "--runtime", "local", "--exercises", "05", "-e", "10",
+                 "--json", str(out),
                  "--junit", str(tmp_path / "r.xml"), "--gradescope", str(tmp_path / "g.json"),
                  "--markdown", str(tmp_path / "r.md"), "--quiet")
     assert result.exit_code == 0, result.output
@@ -115,7 +117,8 @@ def test_grade_writes_reports_and_exits_0(root, tmp_path):
 
 
 def test_fail_under_exits_3(root):
-    result = run(root, "grade", str(root / "exercises"), "-e", "05", "--fail-under", "50", "--quiet")
+    result = run(root, "grade", str(root / "exercises"), "--runtime", "local", "-e", "05", "--fail-under", "50",
+                 "--quiet")
     assert result.exit_code == 3
     assert result.output == "Score 0 % is under --fail-under 50 %\n"
 
@@ -123,7 +126,7 @@ def test_fail_under_exits_3(root):
 def test_missing_exercise_file_fails_only_that_exercise(root, tmp_path):
     shutil.copy(root / "solutions" / PILOTS[0] / "broadcast_bias.py", tmp_path)
     out = tmp_path / "r.json"
-    result = run(root, "grade", str(tmp_path), "-e", "05,10", "--json", str(out), "--quiet")
+    result = run(root, "grade", str(tmp_path), "--runtime", "local", "-e", "05,10", "--json", str(out), "--quiet")
     assert result.exit_code == 0
     by_id = {e["id"]: e for e in json.loads(out.read_text())["exercises"]}
     assert by_id["05_broadcast_bias"]["score"] == 10

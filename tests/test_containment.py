@@ -53,7 +53,7 @@ def test_hung_exercise_does_not_stop_a_correct_one():
 
 def test_report_is_written_for_a_misbehaving_submission(tmp_path):
     out = tmp_path / "r.json"
-    result = CliRunner().invoke(cli, ["grade", str(BAD / "segv"), "-e", "05", "--timeout-s", "2",
+    result = CliRunner().invoke(cli, ["grade", str(BAD / "segv"), "--runtime", "local", "-e", "05", "--timeout-s", "2",
                                       "--json", str(out), "--quiet"])
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())

@@ -30,7 +30,9 @@ def run_judge(spec: dict) -> int:
     # Start the fork server first: its torch import overlaps with ours and with collection.
     from grader.sandbox.client import Zygote
 
-    zygote = Zygote(scratch_root)
+    # In the container the fork server was started by the entry point as another user.
+    attach = os.environ.pop("GRADER_ZYGOTE_FD", None)
+    zygote = Zygote(scratch_root, attach_fd=int(attach) if attach else None)
     zygote.start()
     try:
         import pytest

@@ -10,10 +10,29 @@ def get_runtime(name: str, **options) -> Runtime:
     if name == "local":
         from grader.runtimes.local import LocalRuntime
 
-        return LocalRuntime(**options)
+        return LocalRuntime()
+    if name == "docker":
+        from grader.runtimes.docker import DockerRuntime
+
+        return DockerRuntime(**options)
     from grader.errors import UsageError
 
-    raise UsageError(f"unknown runtime {name!r}: use local")
+    raise UsageError(f"unknown runtime {name!r}: use local or docker")
+
+
+def resolve_runtime(name: str, image: str | None = None) -> tuple[str, str | None]:
+    """`auto` -> docker when a daemon answers and the grading image exists, else local (with a
+    warning to show). Returns (runtime name, warning or None)."""
+    if name != "auto":
+        return name, None
+    from grader.image import DEFAULT_TAG
+    from grader.runtimes.docker import daemon_and_image_available
+
+    if daemon_and_image_available(image or DEFAULT_TAG):
+        return "docker", None
+    return "local", ("no Docker daemon with the grading image here: grading on the local runtime, which does "
+                     "not hide hidden checks or solutions from the submission (build the image with "
+                     "`grader image build`)")
 
 
 __all__ = ["JudgeJob", "JudgeOutput", "Runtime", "get_runtime"]

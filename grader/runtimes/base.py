@@ -17,6 +17,7 @@ class Candidate:
 
     label: str
     files: dict[str, dict]  # exercise id -> {"path": str | None, "problem": str | None}
+    root: str | None = None  # the submission's folder (or single file): what the docker runtime mounts
 
 
 @dataclass

@@ -1,0 +1,232 @@
+"""`grader export`: the candidate bundle, a folder to push as the candidates' repository.
+
+    from grader.export import export_bundle
+    bundle = export_bundle(Path("/tmp/bundle"), exercises=["05", "10"])
+
+The bundle holds, for each exercise, its README.md (without the "Notes for graders" section),
+exercise.toml, the stub and test_public.py, copied by an allowlist; the grader package (it holds no
+secrets: what grades lives in the exercises' hidden tests and the solutions); a pyproject.toml and
+constraints.txt to install it; a candidate README; and the pull-request workflows
+(`.github/workflows/`, from `grader/bundle/`).
+
+Before the bundle is put in place it is scanned, and the export fails, leaving nothing behind, when
+a file has a hidden file's name (test_hidden.py, solutions/, mistakes/, compiled Python) or holds a
+line of a test_hidden.py, of a solution or of a grader's note that no public file holds (public
+files: the exercises' stubs, public checks, exercise.toml and candidate READMEs, and the grader
+package; they legitimately share imports, signatures and docstrings with the solutions).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import grader
+from grader.catalog import Catalog, Exercise
+from grader.errors import GraderError, UsageError
+
+PACKAGE_DIR = Path(grader.__file__).resolve().parent
+TEMPLATES = PACKAGE_DIR / "bundle"
+GRADER_ONLY_SECTIONS = ("notes for graders",)  # README sections (## headings) kept out of the bundle
+FORBIDDEN_NAMES = {"test_hidden.py", "solutions", "mistakes", "__pycache__"}
+FORBIDDEN_SUFFIXES = (".pyc", ".pyo")
+_IGNORED_IN_PACKAGE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "*.egg-info")
+_SECTION_RE = re.compile(r"^## +(.+?)\s*$")
+
+
+class ExportError(GraderError):
+    """The bundle would have carried hidden content; nothing was written."""
+
+
+@dataclass(frozen=True)
+class Leak:
+    """A line of the bundle that comes from a hidden test, a solution or a grader's note."""
+
+    file: str  # relative to the bundle
+    line: int
+    source: str  # where the line comes from: "exercises/tensors/05_x/test_hidden.py:12"
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line} holds {self.source}: {self.text[:80]}"
+
+
+@dataclass(frozen=True)
+class Bundle:
+    path: Path
+    exercises: tuple[Exercise, ...]
+    files: tuple[str, ...]  # relative paths, sorted
+    secret_lines: int  # how many distinct hidden lines the scan looked for
+    skipped: dict[str, str]  # exercises that could not be loaded -> why (left out of the bundle)
+
+
+def export_bundle(out: Path, *, exercises: list[str] | None = None, root: Path | None = None) -> Bundle:
+    """Write the candidate bundle of `exercises` (refs; None: all) to `out`, which must not exist
+    or be empty. Raises UsageError for a bad `out` and ExportError when the scan finds hidden content."""
+    out = Path(out).resolve()
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise UsageError(f"{out} exists and is not an empty folder: choose a new folder for the bundle")
+    catalog = Catalog.load(root)
+    chosen = catalog.select(exercises)
+    if not chosen:
+        raise UsageError(f"no exercises to export under {catalog.root / 'exercises'}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        _write(staging, catalog, chosen)
+        secrets = secret_lines(catalog.root)
+        leaks = forbidden_paths(staging) + find_leaks(staging, secrets)
+        if leaks:
+            shown = "\n  ".join(str(leak) for leak in leaks[:10])
+            more = f"\n  ... and {len(leaks) - 10} more" if len(leaks) > 10 else ""
+            raise ExportError(f"the bundle would carry hidden content, so nothing was written:\n  {shown}{more}")
+        if out.exists():
+            out.rmdir()
+        staging.rename(out)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    files = tuple(sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()))
+    return Bundle(path=out, exercises=tuple(chosen), files=files, secret_lines=len(secrets),
+                  skipped=dict(catalog.problems))
+
+
+# --- writing ---------------------------------------------------------------------------------------
+
+def _write(dest: Path, catalog: Catalog, chosen: list[Exercise]) -> None:
+    for ex in chosen:
+        target = dest / "exercises" / ex.track / ex.id
+        target.mkdir(parents=True)
+        (target / "README.md").write_text(candidate_readme(ex.dir / "README.md"), encoding="utf-8")
+        for path in (ex.dir / "exercise.toml", ex.stub, ex.public_tests):
+            shutil.copyfile(path, target / path.name)
+    shutil.copytree(PACKAGE_DIR, dest / "grader", ignore=_IGNORED_IN_PACKAGE)
+    constraints = catalog.root / "constraints.txt"
+    if constraints.is_file():
+        shutil.copyfile(constraints, dest / "constraints.txt")
+    else:
+        (dest / "constraints.txt").write_text("", encoding="utf-8")
+    values = {"version": grader.__version__, "dependencies": _dependencies(), "exercises": _exercise_table(chosen),
+              "first": f"{chosen[0].number:02d}", "first_stub": f"exercises/{chosen[0].layout_path}",
+              "points": f"{sum(ex.points for ex in chosen):g}", "count": str(len(chosen))}
+    (dest / "README.md").write_text(_fill(TEMPLATES / "README.md.tmpl", values), encoding="utf-8")
+    (dest / "pyproject.toml").write_text(_fill(TEMPLATES / "pyproject.toml.tmpl", values), encoding="utf-8")
+    shutil.copyfile(TEMPLATES / "gitignore", dest / ".gitignore")
+    shutil.copytree(TEMPLATES / "workflows", dest / ".github" / "workflows")
+
+
+def candidate_readme(path: Path) -> str:
+    """An exercise README without its grader-only sections ("## Notes for graders" up to the next
+    "## " heading)."""
+    kept, skipping = [], False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        heading = _SECTION_RE.match(line)
+        if heading:
+            skipping = heading.group(1).lower() in GRADER_ONLY_SECTIONS
+        if not skipping:
+            kept.append(line)
+    return "\n".join(kept).rstrip() + "\n"
+
+
+def _fill(template: Path, values: dict[str, str]) -> str:
+    text = template.read_text(encoding="utf-8")
+    for key, value in values.items():
+        text = text.replace("{{" + key + "}}", value)
+    leftover = re.search(r"\{\{\w+\}\}", text)
+    assert leftover is None, f"{template}: no value for {leftover.group(0)}"
+    return text
+
+
+def _dependencies() -> str:
+    """The grader's own runtime dependencies, as installed (extras such as `dev` left out)."""
+    try:
+        requires = importlib.metadata.requires("torch-grader") or []
+    except importlib.metadata.PackageNotFoundError:
+        raise GraderError("torch-grader is not installed (its dependencies make the bundle's pyproject.toml): "
+                          "install it with `make install` or `pip install -e .`") from None
+    return "".join(f'    "{req}",\n' for req in requires if "extra ==" not in req)
+
+
+def _exercise_table(chosen: list[Exercise]) -> str:
+    rows = ["| exercise | title | difficulty | points | GPU | your file |", "|---|---|---|---:|---|---|"]
+    for ex in chosen:
+        readme = f"exercises/{ex.track}/{ex.id}/README.md"
+        rows.append(f"| [{ex.id}]({readme}) | {ex.title.replace('|', '/')} | {ex.difficulty} | {ex.points:g} | "
+                    f"{ex.gpu} | `exercises/{ex.layout_path}` |")
+    return "\n".join(rows)
+
+
+# --- the scan --------------------------------------------------------------------------------------
+
+def _significant(line: str) -> str | None:
+    text = line.strip()
+    return text if any(ch.isalnum() for ch in text) else None
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8", errors="replace").splitlines()
+
+
+def public_lines(root: Path) -> set[str]:
+    """Lines that are public by design: every exercise's candidate files and the grader package."""
+    public: set[str] = set()
+    for folder in sorted((root / "exercises").glob("*/*")):
+        if not folder.is_dir():
+            continue
+        for path in folder.iterdir():
+            if path.name == "README.md":
+                public.update(filter(None, map(_significant, candidate_readme(path).splitlines())))
+            elif path.is_file() and path.name != "test_hidden.py" and path.suffix in (".py", ".toml"):
+                public.update(filter(None, map(_significant, _lines(path))))
+    for path in PACKAGE_DIR.rglob("*"):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix not in FORBIDDEN_SUFFIXES:
+            public.update(filter(None, map(_significant, _lines(path))))
+    return public
+
+
+def secret_lines(root: Path) -> dict[str, str]:
+    """Lines of hidden tests, solutions and graders' notes that no public file holds, each with
+    where it first appears ("path:line", relative to `root`)."""
+    sources: list[tuple[Path, list[str]]] = []
+    for path in sorted((root / "exercises").rglob("test_hidden.py")):
+        sources.append((path, _lines(path)))
+    for path in sorted((root / "solutions").rglob("*")) if (root / "solutions").is_dir() else ():
+        if path.is_file() and "__pycache__" not in path.parts:
+            sources.append((path, _lines(path)))
+    for path in sorted((root / "exercises").glob("*/*/README.md")):
+        sources.append((path, _lines(path)))  # the public part is removed below with the public lines
+    public = public_lines(root)
+    secrets: dict[str, str] = {}
+    for path, lines in sources:
+        for number, line in enumerate(lines, 1):
+            text = _significant(line)
+            if text and text not in public and text not in secrets:
+                secrets[text] = f"{path.relative_to(root)}:{number}"
+    return secrets
+
+
+def find_leaks(bundle: Path, secrets: dict[str, str]) -> list[Leak]:
+    """Every line of every file in `bundle` that is one of `secrets`."""
+    leaks = []
+    for path in sorted(p for p in bundle.rglob("*") if p.is_file()):
+        for number, line in enumerate(_lines(path), 1):
+            text = _significant(line)
+            if text and text in secrets:
+                leaks.append(Leak(str(path.relative_to(bundle)), number, secrets[text], text))
+    return leaks
+
+
+def forbidden_paths(bundle: Path) -> list[Leak]:
+    """Files and folders whose very name says they are hidden (test_hidden.py, solutions/...)."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(bundle):
+        for name in dirnames + filenames:
+            if name in FORBIDDEN_NAMES or name.endswith(FORBIDDEN_SUFFIXES):
+                rel = str((Path(dirpath) / name).relative_to(bundle))
+                found.append(Leak(rel, 0, "a hidden file's name", name))
+    return found

@@ -1,0 +1,148 @@
+"""`grader image build`: the grading image, built through the Docker SDK.
+
+The build context is assembled here: docker/Dockerfile, a wheelhouse with every Python dependency
+(filled with `pip download` on the host, plus a wheel of the grader), and grader-root/ with the
+constraints, the exercises (hidden checks included) and the reference solutions. The image is
+labelled with a hash of everything that goes into it; a rebuild is skipped when nothing changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.errors import GraderError, RuntimeUnavailable
+
+DEFAULT_TAG = "torch-grader:latest"
+CONTEXT_LABEL = "torch-grader.context"
+
+
+def default_base_image(root: Path) -> str:
+    match = re.search(r"^ARG BASE_IMAGE=(\S+)", (root / "docker" / "Dockerfile").read_text(), re.MULTILINE)
+    return match.group(1) if match else "pytorch/pytorch:latest"
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    tag: str
+    image_id: str
+    skipped: bool
+    context_hash: str
+
+
+def _sources(root: Path) -> list[Path]:
+    files = [root / "pyproject.toml", root / "constraints.txt", root / "docker" / "Dockerfile"]
+    for folder in ("grader", "exercises", "solutions"):
+        files += sorted(p for p in (root / folder).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    return files
+
+
+def context_hash(root: Path, base_image: str) -> str:
+    digest = hashlib.sha256(base_image.encode())
+    for path in _sources(root):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:32]
+
+
+def runtime_requirements(root: Path) -> list[str]:
+    return tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+
+
+def fill_wheelhouse(root: Path, wheelhouse: Path, log: Callable[[str], None] = print) -> None:
+    """Every runtime dependency as a wheel (torch pinned by constraints.txt), and the grader."""
+    wheelhouse.mkdir(parents=True, exist_ok=True)
+    for old in wheelhouse.glob("torch_grader-*.whl"):
+        old.unlink()
+    log(f"filling {wheelhouse} with pip download")
+    _run([sys.executable, "-m", "pip", "download", "--quiet", "--only-binary=:all:", "-d", str(wheelhouse),
+          "-c", str(root / "constraints.txt"), *runtime_requirements(root)])
+    _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(wheelhouse), str(root)])
+    shutil.copy(root / "constraints.txt", wheelhouse / "constraints.txt")
+
+
+def _run(cmd: list[str]) -> None:
+    result = subprocess.run(cmd, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise GraderError(f"{' '.join(cmd[:5])} ... failed:\n{result.stderr[-2000:]}")
+
+
+def docker_client():
+    try:
+        import docker
+
+        client = docker.from_env(timeout=600)
+        client.ping()
+        return client
+    except Exception as exc:  # noqa: BLE001 - any failure to reach the daemon means the same to the user
+        raise RuntimeUnavailable(
+            f"Docker daemon not reachable ({exc.__class__.__name__}: {exc}): start it (e.g. `dockerd &`), "
+            f"set DOCKER_HOST, or use --runtime local") from None
+
+
+def _base_torch(client, base_image: str) -> str | None:
+    """The torch version already installed in the base image, if any."""
+    try:
+        out = client.containers.run(base_image, ["python3", "-c", "import torch; print(torch.__version__)"],
+                                    remove=True, network_mode="none", entrypoint=[])
+        return out.decode().strip().split("+")[0]
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def build_image(*, root: Path, base_image: str | None = None, tag: str = DEFAULT_TAG, force: bool = False,
+                log: Callable[[str], None] = print) -> BuildResult:
+    import docker
+
+    client = docker_client()
+    base_image = base_image or default_base_image(root)
+    digest = context_hash(root, base_image)
+    try:
+        existing = client.images.get(tag)
+        if not force and existing.labels.get(CONTEXT_LABEL) == digest:
+            log(f"{tag} is up to date ({digest}): nothing to rebuild")
+            return BuildResult(tag, existing.id, True, digest)
+    except docker.errors.ImageNotFound:
+        pass
+    try:
+        client.images.get(base_image)
+    except docker.errors.ImageNotFound:
+        log(f"base image {base_image} is not here: the daemon will pull it (offline: docker/build-offline-base.sh)")
+    wheelhouse = root / "docker" / "wheelhouse"
+    fill_wheelhouse(root, wheelhouse, log)
+    pinned = next((line.split("==")[1].strip() for line in (root / "constraints.txt").read_text().splitlines()
+                   if line.startswith("torch==")), None)
+    skip_torch = pinned is not None and _base_torch(client, base_image) == pinned.split("+")[0]
+    with tempfile.TemporaryDirectory(prefix="grader-image-") as tmp:
+        ctx = Path(tmp)
+        shutil.copy(root / "docker" / "Dockerfile", ctx / "Dockerfile")
+        (ctx / "wheelhouse").mkdir()
+        for wheel in wheelhouse.iterdir():
+            if skip_torch and wheel.name.startswith("torch-"):
+                continue  # the base already has the pinned torch: do not ship 200 MB again
+            shutil.copy(wheel, ctx / "wheelhouse" / wheel.name)
+        gr = ctx / "grader-root"
+        gr.mkdir()
+        shutil.copy(root / "constraints.txt", gr / "constraints.txt")
+        ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+        shutil.copytree(root / "exercises", gr / "exercises", ignore=ignore)
+        shutil.copytree(root / "solutions", gr / "solutions", ignore=ignore)
+        log(f"building {tag} from {base_image}")
+        try:
+            image, _ = client.images.build(path=str(ctx), tag=tag, buildargs={"BASE_IMAGE": base_image},
+                                           labels={CONTEXT_LABEL: digest}, rm=True, forcerm=True, pull=False)
+        except docker.errors.BuildError as exc:
+            tail = "".join(str(chunk.get("stream", chunk.get("error", ""))) for chunk in exc.build_log)[-3000:]
+            raise GraderError(f"building {tag} failed: {exc.msg}\n{tail}") from None
+        except docker.errors.APIError as exc:
+            raise GraderError(f"building {tag} failed: {exc.explanation or exc}") from None
+    log(f"built {tag} ({image.short_id})")
+    return BuildResult(tag, image.id, False, digest)

@@ -1,0 +1,18 @@
+"""Reports rendered from one `GradeRun`: terminal, JSON, JUnit XML, Gradescope, Markdown, HTML."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from grader.results import GradeRun
+
+
+def write_report(kind: str, run: GradeRun, path: Path, **options) -> None:
+    """Render `run` as `kind` and write it to `path`; `options` go to the renderer (markdown: `limit`)."""
+    from grader.reports import gradescope, html, json_report, junit, markdown
+
+    writers = {"json": json_report.render, "junit": junit.render, "gradescope": gradescope.render,
+               "markdown": markdown.render, "html": html.render}
+    text = writers[kind](run, **options)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")

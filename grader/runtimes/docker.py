@@ -1,0 +1,223 @@
+"""The docker runtime: one container per submission, from the grading image.
+
+The container has no network, a read-only root, tmpfs for /tmp and the workers' scratch,
+`cap_drop ALL` (plus SETUID/SETGID/CHOWN for the entry point to start the judge and the fork server
+as two unprivileged users), `no-new-privileges`, and memory, pids and CPU limits. The submission is
+mounted read-only; the judge writes results to a mounted folder that the CLI reads back as
+size-capped JSON lines (never unpickled). A wall-clock limit is enforced from here by killing the
+container; OOM kills are detected; logs are capped; containers are labelled and always removed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from grader.errors import RuntimeUnavailable, UsageError
+from grader.image import DEFAULT_TAG, docker_client
+from grader.runtimes.base import Candidate, JudgeJob, JudgeOutput, Runtime, read_records
+
+LABEL = "torch-grader"
+IMAGE_ROOT = "/opt/grader"
+MAX_LOG = 20000
+MAX_RESULTS = 64 << 20
+
+
+@dataclass(frozen=True)
+class GpuRequest:
+    """--gpus: auto (a GPU when the daemon can give one), none, all, or device ids ("0,1")."""
+
+    mode: str  # auto | none | all | ids
+    ids: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> GpuRequest:
+        text = (text or "auto").strip()
+        if text in ("auto", "none", "all"):
+            return cls(text)
+        ids = tuple(part.strip() for part in text.split(","))
+        if not all(part.isdigit() for part in ids):
+            raise UsageError(f"invalid --gpus {text!r}: use auto, none, all, or device ids such as 0 or 0,1")
+        return cls("ids", ids)
+
+    def device_requests(self) -> list:
+        import docker
+
+        if self.mode == "none":
+            return []
+        if self.mode == "ids":
+            return [docker.types.DeviceRequest(device_ids=list(self.ids), capabilities=[["gpu"]])]
+        return [docker.types.DeviceRequest(count=-1, capabilities=[["gpu"]])]
+
+
+def _gpu_unavailable(exc: Exception) -> bool:
+    text = str(exc).lower()
+    return "could not select device driver" in text or "nvidia" in text or "gpu" in text
+
+
+class DockerRuntime(Runtime):
+    name = "docker"
+
+    def __init__(self, image: str = DEFAULT_TAG, gpus: str = "auto", require_gpu: bool = False,
+                 container_memory: str | None = None, cpus: float = 2.0, pids: int = 512,
+                 scratch_size: str = "1g"):
+        self.image = image
+        self.gpus = GpuRequest.parse(gpus)
+        self.require_gpu = require_gpu
+        self.container_memory = container_memory
+        self.cpus = cpus
+        self.pids = pids
+        self.scratch_size = scratch_size
+        self.client = docker_client()
+        import docker
+
+        try:
+            self.client.images.get(image)
+        except docker.errors.ImageNotFound:
+            raise RuntimeUnavailable(f"grading image {image!r} not found: build it with `grader image build` "
+                                     f"(see README, 'Grading in Docker'), or use --runtime local") from None
+        if require_gpu and self.gpus.mode == "none":
+            raise UsageError("--require-gpu contradicts --gpus none")
+
+    # --- one container per candidate --------------------------------------------------------------
+
+    def run(self, job: JudgeJob) -> JudgeOutput:
+        outputs = [self._run_one(job, cand) for cand in job.candidates]
+        records = [r for out in outputs for r in out.records]
+        errors = [out.error for out in outputs if out.error]
+        notes = sorted({n for out in outputs for n in out.notes})
+        return JudgeOutput(records=records, error="; ".join(errors) or None,
+                           log="\n".join(out.log for out in outputs)[-MAX_LOG:], notes=notes,
+                           protections=outputs[0].protections if outputs else [])
+
+    def _mounts(self, cand: Candidate) -> tuple[dict, callable]:
+        """Bind mounts for the submission, and the host -> container path map."""
+        root = Path(cand.root) if cand.root else None
+        volumes: dict[str, dict] = {}
+        if root is not None and root.is_dir():
+            volumes[str(root)] = {"bind": "/submission", "mode": "ro"}
+        else:  # a single file (or files without a common root): mount each file alone
+            for ex_id, entry in cand.files.items():
+                if entry.get("path"):
+                    volumes[entry["path"]] = {"bind": f"/submission/{ex_id}/{Path(entry['path']).name}", "mode": "ro"}
+        return volumes, root
+
+    def _run_one(self, job: JudgeJob, cand: Candidate) -> JudgeOutput:
+        import docker
+
+        volumes, sub_root = self._mounts(cand)
+        host_root = str(job.root)
+
+        def path_map(path: str) -> str:
+            # The submission first: it may sit inside the grader's checkout (`grader grade solutions`).
+            for host, mount in volumes.items():
+                if path == host:
+                    return mount["bind"]
+            if sub_root is not None and path.startswith(str(sub_root) + os.sep):
+                return "/submission" + path[len(str(sub_root)):]
+            if path.startswith(host_root + os.sep):
+                return IMAGE_ROOT + path[len(host_root):]
+            if path == host_root:
+                return IMAGE_ROOT
+            return path
+
+        with tempfile.TemporaryDirectory(prefix="grader-docker-") as tmp:
+            out_dir = Path(tmp) / "out"
+            out_dir.mkdir()
+            single = JudgeJob(root=job.root, exercises=job.exercises, candidates=[cand], test_files=job.test_files,
+                              limits=job.limits, timeout_s=job.timeout_s, seed=job.seed)
+            spec = single.spec("/out/results.jsonl", "/scratch", path_map=path_map)
+            spec.update({"host_uid": os.getuid(), "host_gid": os.getgid()})
+            (out_dir / "spec.json").write_text(json.dumps(spec))
+            volumes = {**volumes, str(out_dir): {"bind": "/out", "mode": "rw"}}
+            memory = self.container_memory or f"{int(job.limits.memory_bytes / (1 << 20)) + 2048}m"
+            kwargs = dict(
+                image=self.image, command=["/out/spec.json"], detach=True, network_mode="none", read_only=True,
+                tmpfs={"/tmp": "rw,nosuid,nodev,size=512m,mode=1777",
+                       "/scratch": f"rw,nosuid,nodev,size={self.scratch_size},uid=10002,gid=10002,mode=0700"},
+                cap_drop=["ALL"], cap_add=["SETUID", "SETGID", "CHOWN"], security_opt=["no-new-privileges"],
+                mem_limit=memory, memswap_limit=memory, pids_limit=self.pids, nano_cpus=int(self.cpus * 1e9),
+                volumes=volumes, labels={LABEL: "1", f"{LABEL}.run": uuid.uuid4().hex[:12],
+                                         f"{LABEL}.candidate": cand.label[:60]},
+                environment={"CUDA_VISIBLE_DEVICES": os.environ.get("CUDA_VISIBLE_DEVICES", "")}
+                if os.environ.get("CUDA_VISIBLE_DEVICES") else {},
+                user="0:0", log_config=docker.types.LogConfig(type="json-file", config={"max-size": "1m"}),
+            )
+            notes: list[str] = []
+            requests = self.gpus.device_requests()
+            container = None
+            try:
+                try:
+                    container = self.client.containers.create(device_requests=requests, **kwargs)
+                    container.start()
+                except docker.errors.APIError as exc:
+                    if container is not None:
+                        container.remove(force=True)
+                        container = None
+                    if not requests or not _gpu_unavailable(exc):
+                        raise
+                    if self.require_gpu or self.gpus.mode != "auto":
+                        raise RuntimeUnavailable(
+                            f"GPUs were requested but the daemon cannot provide them ({exc.explanation or exc}): "
+                            f"install the NVIDIA Container Toolkit and restart dockerd, or use --gpus none") from None
+                    notes.append("no GPU available to Docker: graded on CPU")
+                    container = self.client.containers.create(device_requests=[], **kwargs)
+                    container.start()
+                error = self._wait(container, job.wall_limit())
+                container.reload()
+                state = container.attrs["State"]
+                if state.get("OOMKilled"):
+                    notes.append("the container reached its memory limit and the kernel's OOM killer ended a process")
+                    error = error or f"the container was OOM-killed (memory limit {memory})"
+                log = container.logs(tail=200).decode(errors="replace")[-MAX_LOG:]
+                code = state.get("ExitCode")
+                records = read_records(out_dir / "results.jsonl", max_bytes=MAX_RESULTS)
+                if error is None and code not in (0, 1, 5):
+                    error = f"the grading container exited with status {code}"
+            finally:
+                if container is not None:
+                    try:
+                        container.remove(force=True)
+                    except docker.errors.APIError:
+                        pass
+        env = next((r for r in records if r.get("type") == "environment"), {})
+        if self.require_gpu and not env.get("cuda_available"):
+            error = error or "--require-gpu: the container saw no CUDA device"
+        return JudgeOutput(records=records, error=error, log=log, notes=notes, protections=[
+            "container per submission", "no network", "read-only root", "cap_drop ALL", "no-new-privileges",
+            f"memory {memory}", f"pids {self.pids}", f"cpus {self.cpus:g}", "judge and worker as separate users",
+            "hidden checks unreadable by the worker"])
+
+    def _wait(self, container, limit: float) -> str | None:
+        """Poll until the container exits; kill it at the wall-clock limit (`wait(timeout=)` only
+        stops waiting, it does not stop the container)."""
+        deadline = time.monotonic() + limit
+        while True:
+            container.reload()
+            if container.status in ("exited", "dead"):
+                return None
+            if time.monotonic() > deadline:
+                container.kill()
+                return f"the grading container ran past its wall-clock limit of {limit:g} s and was killed"
+            time.sleep(0.2)
+
+
+def daemon_and_image_available(image: str = DEFAULT_TAG) -> bool:
+    """For the default runtime of `grade`: docker when a daemon answers and the image exists."""
+    try:
+        client = docker_client()
+        client.images.get(image)
+        return True
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def leftover_containers() -> list[str]:
+    """Containers of ours still present (the tests assert there are none after a run)."""
+    client = docker_client()
+    return [c.name for c in client.containers.list(all=True, filters={"label": LABEL})]
