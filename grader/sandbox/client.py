@@ -89,6 +89,20 @@ def describe_exit(status: dict) -> str:
     return "ended"
 
 
+def oom_kills() -> int | None:
+    """The OOM-kill counter of our memory cgroup (a container's limit), if the kernel exposes it."""
+    for path in ("/sys/fs/cgroup/memory.events", "/sys/fs/cgroup/memory/memory.oom_control"):
+        try:
+            with open(path) as fh:
+                for line in fh:
+                    key, _, value = line.partition(" ")
+                    if key == "oom_kill":
+                        return int(value)
+        except (OSError, ValueError):
+            continue
+    return None
+
+
 def scrubbed_env(scratch_root: str) -> dict[str, str]:
     """The worker's environment: nothing of the judge's (no secrets), only what torch needs."""
     env = {
@@ -294,11 +308,13 @@ class Worker:
     _sock: socket.socket | None = None
     _drain: _OutputDrain | None = None
     _last_status: dict = field(default_factory=dict, repr=False)
+    _oom_before: int | None = None
 
     def make_handle(self, ref: codec.Ref) -> RemoteHandle:
         return RemoteHandle(self, ref, ref.type_name)
 
     def start(self) -> None:
+        self._oom_before = oom_kills()
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         out_r, out_w = os.pipe()
         config = {"candidate": self.candidate, "module_name": self.module_name,
@@ -356,6 +372,8 @@ class Worker:
             self._fail(f"{exc} while {what}")
         except ChannelClosed:
             status = self.kill()
+            if "SIGKILL" in status and (oom_kills() or 0) > (self._oom_before or 0):
+                status += " (out of memory: the container's memory limit was reached)"
             self._fail(f"the worker {status} while {what}", already_dead=True)
         except (codec.CodecError, MessageTooLarge) as exc:
             self._fail(f"the worker sent malformed data ({exc}) while {what}")
