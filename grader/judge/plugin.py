@@ -41,6 +41,12 @@ class JudgePlugin:
         self.seed_value = int(spec.get("seed", 0))
         self.timeout_override = spec.get("timeout_s")
         self.cuda = torch.cuda.is_available()
+        from grader.sandbox import landlock
+
+        self.landlock_abi = landlock.abi_version() if spec.get("landlock", True) and \
+            os.environ.get("GRADER_LANDLOCK", "1") != "0" else 0
+        self.landlock_protections = landlock.protections(self.landlock_abi)
+        self.sandbox_reported = False
         self.out = open(spec["results_path"], "a", encoding="utf-8")  # noqa: SIM115 - closed at session end
         self.import_failures: dict[tuple[str, str], dict] = {}
         self.spent: dict[tuple[str, str], float] = {}
@@ -59,8 +65,11 @@ class JudgePlugin:
 
     def pytest_configure(self, config: pytest.Config) -> None:
         config.addinivalue_line("markers", "check(kind, weight=1, timeout_s=None): a graded check")
+        protections = ["a fresh worker process per check", "time limit per check", "memory limit (rlimit and watchdog)",
+                       "file size and open-file rlimits", "scrubbed environment", "verdicts kept in the judge"]
+        protections += self.landlock_protections or ["no Landlock here: the worker can read every file this user can"]
         self.emit({"type": "environment", "torch": torch.__version__, "cuda": torch.version.cuda,
-                   "cuda_available": self.cuda,
+                   "cuda_available": self.cuda, "protections": protections,
                    "gpus": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if self.cuda else [],
                    "numpy": np.__version__})
         for label, cand in self.candidates.items():
@@ -138,9 +147,19 @@ class JudgePlugin:
             module_name=ex["name"], path=path, problem=entry.get("problem"), zygote=self.zygote,
             limits=self.limits, seed=self.seed_value, timeout_s=item.stash[_TIMEOUT], cuda=self.cuda,
             import_failures=self.import_failures.setdefault((info["candidate"], ex["id"]), {}),
+            submission_root=self.candidates[info["candidate"]].get("root"), landlock=self.landlock_abi > 0,
+            on_sandbox=self.check_sandbox,
         )
         yield submission
         submission.close()
+
+    def check_sandbox(self, applied: Any) -> None:
+        """Record once if a worker could not apply the sandbox the judge expected."""
+        if self.sandbox_reported or not self.landlock_abi or applied == self.landlock_abi:
+            return
+        self.sandbox_reported = True
+        self.emit({"type": "note", "message": f"a worker could not apply Landlock ({applied}): it ran with the "
+                                              f"other protections only"})
 
     @pytest.fixture
     def seed(self) -> int:

@@ -29,7 +29,8 @@ class SubmissionProblem(AssertionError):
 
 class Submission:
     def __init__(self, *, module_name: str, path: Path | None, problem: str | None, zygote: Zygote,
-                 limits: Limits, seed: int, timeout_s: float, cuda: bool, import_failures: dict):
+                 limits: Limits, seed: int, timeout_s: float, cuda: bool, import_failures: dict,
+                 submission_root: str | None = None, landlock: bool = False, on_sandbox=None):
         self._module_name = module_name
         self._path = path
         self._problem = problem
@@ -40,6 +41,9 @@ class Submission:
         self._deadline = time.monotonic() + timeout_s
         self._cuda = cuda
         self._import_failures = import_failures  # shared per (candidate, exercise)
+        self._submission_root = submission_root
+        self._landlock = landlock
+        self._on_sandbox = on_sandbox
         self._worker: Worker | None = None
         self._module: RemoteHandle | None = None
         self._static: StaticView | None = None
@@ -91,10 +95,15 @@ class Submission:
             self._zygote.ensure_ready()
             self._deadline = time.monotonic() + self._timeout_s
             worker = Worker(self._zygote, str(self._path), self._module_name, self._limits, seed=self._seed,
-                            cuda=self._cuda, deadline=self._deadline, time_limit=self._timeout_s)
+                            cuda=self._cuda, deadline=self._deadline, time_limit=self._timeout_s,
+                            submission_root=self._submission_root, landlock=self._landlock)
             self._worker = worker
             try:
-                worker.start()
+                try:
+                    worker.start()
+                finally:
+                    if self._on_sandbox is not None and worker.sandbox is not None:
+                        self._on_sandbox(worker.sandbox)
             except CandidateImportError as exc:
                 message = f"importing {self._path.name} raised {exc}"
                 tail = _last_lines(exc.traceback, 4)

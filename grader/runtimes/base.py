@@ -40,8 +40,9 @@ class JudgeJob:
             "exercises": [{"id": ex.id, "dir": path_map(str(ex.dir)), "name": ex.name,
                            "timeout_s": self.timeout_s or ex.timeout_s, "budget_s": ex.budget_s}
                           for ex in self.exercises],
-            "candidates": [{"label": c.label, "files": {k: {**v, "path": path_map(v["path"]) if v.get("path") else None}
-                                                        for k, v in c.files.items()}}
+            "candidates": [{"label": c.label, "root": path_map(c.root) if c.root else None,
+                            "files": {k: {**v, "path": path_map(v["path"]) if v.get("path") else None}
+                                      for k, v in c.files.items()}}
                            for c in self.candidates],
         }
 

@@ -188,10 +188,12 @@ class DockerRuntime(Runtime):
         env = next((r for r in records if r.get("type") == "environment"), {})
         if self.require_gpu and not env.get("cuda_available"):
             error = error or "--require-gpu: the container saw no CUDA device"
+        notes += [r["message"] for r in records if r.get("type") == "note"]
+        inner = [p for p in env.get("protections", []) if not p.startswith("no Landlock")]
         return JudgeOutput(records=records, error=error, log=log, notes=notes, protections=[
             "container per submission", "no network", "read-only root", "cap_drop ALL", "no-new-privileges",
             f"memory {memory}", f"pids {self.pids}", f"cpus {self.cpus:g}", "judge and worker as separate users",
-            "hidden checks unreadable by the worker"])
+            "hidden checks unreadable by the worker", *inner])
 
     def _wait(self, container, limit: float) -> str | None:
         """Poll until the container exits; kill it at the wall-clock limit (`wait(timeout=)` only

@@ -18,8 +18,14 @@ from grader.runtimes.base import JudgeJob, JudgeOutput, Runtime, read_records
 MAX_LOG = 20000
 
 
+KEPT_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "CUDA_VISIBLE_DEVICES", "CUBLAS_WORKSPACE_CONFIG",
+            "OMP_NUM_THREADS", "MKL_NUM_THREADS", "GRADER_ROOT", "GRADER_LANDLOCK", "VIRTUAL_ENV", "SYSTEMROOT")
+
+
 def judge_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    """The judge gets only what it needs: no tokens or secrets of the user's environment can reach
+    a report or a worker (which gets a further scrubbed copy)."""
+    env = {k: v for k, v in os.environ.items() if k in KEPT_ENV}
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
@@ -57,6 +63,7 @@ class LocalRuntime(Runtime):
                 error = f"the judge exited with status {code} before finishing"
             elif error is None and code not in (0, 1, 5):
                 error = f"the judge exited with status {code}"
-            return JudgeOutput(records=records, error=error, log=log_text,
-                               protections=["worker process per check", "time limits", "memory watchdog",
-                                            "rlimits (file size, data)", "scrubbed environment"])
+            env = next((r for r in records if r.get("type") == "environment"), {})
+            notes = [r["message"] for r in records if r.get("type") == "note"]
+            return JudgeOutput(records=records, error=error, log=log_text, notes=notes,
+                               protections=list(env.get("protections", [])))

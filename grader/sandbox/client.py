@@ -300,6 +300,9 @@ class Worker:
     limits: Limits
     seed: int = 0
     cuda: bool = False
+    submission_root: str | None = None
+    landlock: bool = False  # ask the worker to sandbox itself with Landlock
+    sandbox: Any = None  # what the worker reported: the Landlock ABI applied, or why it failed
     deadline: float | None = None  # monotonic; set by the judge for the check in progress
     time_limit: float | None = None  # for messages
     pid: int | None = None
@@ -317,8 +320,9 @@ class Worker:
         self._oom_before = oom_kills()
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         out_r, out_w = os.pipe()
-        config = {"candidate": self.candidate, "module_name": self.module_name,
-                  "seed": self.seed, "rlimits": self.limits.rlimits(self.cuda)}
+        config = {"candidate": self.candidate, "module_name": self.module_name, "seed": self.seed,
+                  "rlimits": self.limits.rlimits(self.cuda), "submission_root": self.submission_root,
+                  "landlock": self.landlock}
         try:
             self.pid = self.zygote.fork(config, [theirs.fileno(), out_w])
         finally:
@@ -328,6 +332,7 @@ class Worker:
         self._drain = _OutputDrain(out_r, self.limits.output_bytes)
         self._drain.start()
         first = self._receive(what="importing the submission")
+        self.sandbox = first.get("sandbox")
         if "import_error" in first:
             err = first["import_error"]
             self.kill()

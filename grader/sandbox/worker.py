@@ -206,21 +206,61 @@ def _send(sock: socket.socket, state: WorkerState | None, answer: dict) -> None:
     send_msg(sock, payload)
 
 
+def sandbox_paths(config: dict) -> tuple[list[str], list[str]]:
+    """What the worker may read and write under Landlock: its submission, the Python installation
+    and site-packages, the grader's package (not its checkout: exercises and solutions stay out),
+    system libraries, and its scratch folder."""
+    import grader
+
+    candidate_dir = os.path.dirname(os.path.abspath(config["candidate"]))
+    read = [config.get("submission_root") or candidate_dir, candidate_dir, sys.prefix, sys.base_prefix,
+            sys.exec_prefix, os.path.dirname(os.path.abspath(grader.__file__)),
+            # /proc/self only: /proc/<pid>/environ of the judge or the CLI would show their
+            # environment (Landlock does not stop that read), and /proc/<pid>/stat their ancestry.
+            "/usr", "/lib", "/lib64", "/bin", "/proc/self", "/proc/cpuinfo", "/proc/meminfo", "/sys",
+            "/etc/ld.so.cache", "/etc/localtime",
+            "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/hosts", "/etc/ssl"]
+    read += [p for p in sys.path
+             if os.path.isabs(p) and ("site-packages" in p or "dist-packages" in p or p.endswith(".zip"))]
+    write = [config["scratch"], "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/shm", "/dev/tty"]
+    if os.path.isdir("/dev"):
+        write += [os.path.join("/dev", n) for n in os.listdir("/dev") if n.startswith("nvidia")]
+    return read, write
+
+
+def _sandbox(config: dict) -> int | str:
+    """Apply Landlock when the judge asks for it. Returns the ABI applied (0: unavailable) or why
+    it failed (the judge reports it; the check still runs under the other protections)."""
+    if not config.get("landlock"):
+        return 0
+    from grader.sandbox import landlock
+
+    try:
+        return landlock.restrict(*sandbox_paths(config))
+    except OSError as exc:
+        return f"Landlock failed: {exc}"
+
+
 def serve(sock: socket.socket, config: dict) -> None:
-    """Run in the forked child: limits, seed, import the candidate, then answer requests forever."""
+    """Run in the forked child: limits, seed, sandbox, import the candidate, then answer requests."""
     global _CANDIDATE_DIR
     _CANDIDATE_DIR = os.path.dirname(os.path.abspath(config["candidate"]))
     os.chdir(config["scratch"])
+    os.environ.update({"HOME": config["scratch"], "TMPDIR": config["scratch"]})
+    import tempfile
+
+    tempfile.tempdir = config["scratch"]
     apply_limits(config.get("rlimits", {}))
+    sandbox = _sandbox(config)
     seed_everything(config.get("seed", 0))
     sys.dont_write_bytecode = True
     try:
         module = import_candidate(config["candidate"], config["module_name"])
     except BaseException as exc:  # noqa: BLE001 - SystemExit at import is a failure too
-        _send(sock, None, {"import_error": _error(exc)["error"]})
+        _send(sock, None, {"import_error": _error(exc)["error"], "sandbox": sandbox})
         return
     state = WorkerState(module)
-    _send(sock, state, {"ready": True, "scratch": config["scratch"]})
+    _send(sock, state, {"ready": True, "scratch": config["scratch"], "sandbox": sandbox})
     while True:
         try:
             raw = recv_msg(sock)
