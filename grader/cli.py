@@ -192,6 +192,9 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
     """Grade one or more submissions (folders, .py files, .zip or .tar.gz archives) with the
     public and hidden checks, and write reports.
 
+    Exits 0 when graded, whatever the score; 3 when the score is under --fail-under; 2 on a usage
+    error (bad path, unknown exercise); 1 on a grader or infrastructure error.
+
     Example: grader grade submission.zip --exercises 05,10 --json report.json --fail-under 60
     """
     from grader.grading import grade

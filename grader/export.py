@@ -53,6 +53,8 @@ class Leak:
     text: str
 
     def __str__(self) -> str:
+        if not self.line:
+            return f"{self.file}: {self.source}"
         return f"{self.file}:{self.line} holds {self.source}: {self.text[:80]}"
 
 
@@ -77,6 +79,7 @@ def export_bundle(out: Path, *, exercises: list[str] | None = None, root: Path |
         raise UsageError(f"no exercises to export under {catalog.root / 'exercises'}")
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    staging.chmod(0o755)  # mkdtemp's 0700 would make the bundle private to this user
     try:
         _write(staging, catalog, chosen)
         secrets = secret_lines(catalog.root)
@@ -120,17 +123,23 @@ def _write(dest: Path, catalog: Catalog, chosen: list[Exercise]) -> None:
     shutil.copytree(TEMPLATES / "workflows", dest / ".github" / "workflows")
 
 
-def candidate_readme(path: Path) -> str:
-    """An exercise README without its grader-only sections ("## Notes for graders" up to the next
-    "## " heading)."""
-    kept, skipping = [], False
-    for line in path.read_text(encoding="utf-8").splitlines():
+def split_readme(text: str) -> tuple[list[str], list[str]]:
+    """An exercise README's lines for candidates, and those of its grader-only sections ("## Notes
+    for graders" up to the next "## " heading)."""
+    kept: list[str] = []
+    grader_only: list[str] = []
+    skipping = False
+    for line in text.splitlines():
         heading = _SECTION_RE.match(line)
         if heading:
             skipping = heading.group(1).lower() in GRADER_ONLY_SECTIONS
-        if not skipping:
-            kept.append(line)
-    return "\n".join(kept).rstrip() + "\n"
+        (grader_only if skipping else kept).append(line)
+    return kept, grader_only
+
+
+def candidate_readme(path: Path) -> str:
+    """The README that candidates get: without its grader-only sections."""
+    return "\n".join(split_readme(path.read_text(encoding="utf-8"))[0]).rstrip() + "\n"
 
 
 def _fill(template: Path, values: dict[str, str]) -> str:
@@ -179,8 +188,8 @@ def public_lines(root: Path) -> set[str]:
         if not folder.is_dir():
             continue
         for path in folder.iterdir():
-            if path.name == "README.md":
-                public.update(filter(None, map(_significant, candidate_readme(path).splitlines())))
+            if path.name == "README.md":  # split here, not by the writer: the scan must not share its bugs
+                public.update(filter(None, map(_significant, split_readme(path.read_text(encoding="utf-8"))[0])))
             elif path.is_file() and path.name != "test_hidden.py" and path.suffix in (".py", ".toml"):
                 public.update(filter(None, map(_significant, _lines(path))))
     for path in PACKAGE_DIR.rglob("*"):
@@ -228,5 +237,5 @@ def forbidden_paths(bundle: Path) -> list[Leak]:
         for name in dirnames + filenames:
             if name in FORBIDDEN_NAMES or name.endswith(FORBIDDEN_SUFFIXES):
                 rel = str((Path(dirpath) / name).relative_to(bundle))
-                found.append(Leak(rel, 0, "a hidden file's name", name))
+                found.append(Leak(rel, 0, "a hidden file's name, never shipped", name))
     return found
