@@ -198,10 +198,9 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
     Example: grader grade submission.zip --exercises 05,10 --json report.json --fail-under 60
     """
     from grader.grading import grade
+    from grader.image import DEFAULT_TAG
     from grader.reports import write_report
     from grader.reports.terminal import render
-
-    from grader.image import DEFAULT_TAG
     from grader.runtimes.docker import GpuRequest
 
     GpuRequest.parse(gpus)  # a bad --gpus is a usage error whatever the runtime

@@ -75,7 +75,7 @@ class Submission:
                                         f"save it as UTF-8") from None
             view = StaticView(path, source)
             try:
-                view.tree
+                view.tree  # noqa: B018 - parsing is the point
             except SyntaxError as exc:
                 raise SubmissionProblem(f"{path.name} has a syntax error at line {exc.lineno}: {exc.msg}") from None
             self._static = view

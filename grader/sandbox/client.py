@@ -6,26 +6,19 @@ Everything a worker does wrong — hang, crash, exit, flood its output, blow its
 
 from __future__ import annotations
 
-import io
-import json
 import os
-import pickle
 import signal
 import socket
-import subprocess
-import sys
-import tempfile
 import threading
-import time
-import types
 from dataclasses import dataclass, field
 from typing import Any
-
-import cloudpickle
 
 from grader.sandbox import codec
 from grader.sandbox.handles import RemoteHandle
 from grader.sandbox.protocol import ChannelClosed, ChannelTimeout, MessageTooLarge, recv_msg, send_msg
+from grader.sandbox.requests import dumps
+from grader.sandbox.zygote import kill_session
+from grader.sandbox.zygote_client import Zygote, scrubbed_env  # noqa: F401 - re-exported
 
 GiB = 1 << 30
 MiB = 1 << 20
@@ -103,120 +96,6 @@ def oom_kills() -> int | None:
     return None
 
 
-def scrubbed_env(scratch_root: str) -> dict[str, str]:
-    """The worker's environment: nothing of the judge's (no secrets), only what torch needs."""
-    env = {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": scratch_root,
-        "TMPDIR": scratch_root,
-        "LANG": "C.UTF-8",
-        "PYTHONHASHSEED": "0",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONUNBUFFERED": "1",
-    }
-    for key in ("CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "CUBLAS_WORKSPACE_CONFIG"):
-        if key in os.environ:
-            env[key] = os.environ[key]
-    return env
-
-
-class Zygote:
-    """The fork server process. Started early; its readiness is awaited on first use.
-
-    `attach_fd`: the control socket of a fork server someone else started (the container's entry
-    point starts it as the worker user); such a one cannot be restarted from here."""
-
-    def __init__(self, scratch_root: str, attach_fd: int | None = None):
-        self.scratch_root = scratch_root
-        self.proc: subprocess.Popen | None = None
-        self.ctrl: socket.socket | None = None
-        self.ready = False
-        self.restarts = 0
-        self.attached = attach_fd is not None
-        if attach_fd is not None:
-            self.ctrl = socket.socket(fileno=attach_fd)
-        self._log = tempfile.TemporaryFile()
-
-    def start(self) -> None:
-        if self.attached:
-            return
-        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-B", "-m", "grader.sandbox.zygote", str(child.fileno()), self.scratch_root],
-            pass_fds=[child.fileno()], env=scrubbed_env(self.scratch_root), cwd=self.scratch_root,
-            stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
-        )
-        child.close()
-        self.ctrl, self.ready = parent, False
-
-    def _answer(self, timeout: float) -> dict:
-        assert self.ctrl is not None
-        self.ctrl.settimeout(timeout)
-        try:
-            data = self.ctrl.recv(65536)
-        except (TimeoutError, OSError) as exc:
-            raise ChannelClosed(str(exc)) from None
-        if not data:
-            raise ChannelClosed("zygote closed its channel")
-        return json.loads(data)
-
-    def ensure_ready(self) -> None:
-        if self.attached:
-            if self.ctrl is None:
-                raise RuntimeError("the worker fork server has died and cannot be restarted here")
-        elif self.proc is None or self.proc.poll() is not None:
-            if self.proc is not None:
-                self.restarts += 1
-            self.start()
-        if not self.ready:
-            try:
-                self._answer(timeout=120)
-            except ChannelClosed:
-                self._log.seek(0)
-                log = self._log.read()[-2000:].decode(errors="replace")
-                raise RuntimeError(f"the worker fork server did not start: {log}") from None
-            self.ready = True
-
-    def fork(self, config: dict, fds: list[int]) -> int:
-        for attempt in range(2):
-            self.ensure_ready()
-            try:
-                assert self.ctrl is not None
-                socket.send_fds(self.ctrl, [json.dumps({"op": "fork", **config}).encode()], fds)
-                return int(self._answer(timeout=30)["pid"])
-            except (ChannelClosed, OSError):
-                # a previous worker may have killed the zygote: start a new one and retry once
-                if attempt or self.attached:
-                    self.ctrl = None if self.attached else self.ctrl
-                    raise RuntimeError("the worker fork server died (a worker may have killed it)") from None
-                self.close()
-        raise AssertionError("unreachable")
-
-    def wait(self, pid: int) -> dict:
-        try:
-            assert self.ctrl is not None
-            self.ctrl.send(json.dumps({"op": "wait", "pid": pid}).encode())
-            return self._answer(timeout=30)
-        except (ChannelClosed, OSError, AssertionError):
-            return {"exit": None, "zygote_lost": True}
-
-    def close(self) -> None:
-        if self.ctrl is not None:
-            try:
-                self.ctrl.send(b'{"op": "exit"}')
-            except OSError:
-                pass
-            self.ctrl.close()
-            self.ctrl = None
-        if self.proc is not None:
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.ready = False
-
-
 class _OutputDrain(threading.Thread):
     """Reads the worker's stdout+stderr, keeps the tail, and flags a flood."""
 
@@ -244,50 +123,6 @@ class _OutputDrain(threading.Thread):
 
     def text(self, limit: int = 2000) -> str:
         return bytes(self.tail[-limit:]).decode("utf-8", errors="replace")
-
-
-def _builtin_homes() -> dict[int, tuple[Any, str]]:
-    """id(builtin) -> (module, name) for torch's functions, so that pickling `torch.sin` does not
-    make pickle search every loaded module for it (hundreds of milliseconds with torch loaded)."""
-    import torch
-    import torch.nn.functional as F
-
-    homes: dict[int, tuple[Any, str]] = {}
-    for module in (torch.special, torch.linalg, F, torch):
-        for name in dir(module):
-            obj = getattr(module, name, None)
-            if isinstance(obj, types.BuiltinFunctionType):
-                homes[id(obj)] = (module, name)
-    return homes
-
-
-_HOMES: dict[int, tuple[Any, str]] | None = None
-
-
-class _Pickler(cloudpickle.Pickler):
-    """Requests to the worker; remote handles travel as persistent ids (their worker-side ids)."""
-
-    def reducer_override(self, obj: Any) -> Any:
-        global _HOMES
-        if isinstance(obj, types.BuiltinFunctionType):
-            if _HOMES is None:
-                _HOMES = _builtin_homes()
-            home = _HOMES.get(id(obj))
-            if home is not None and getattr(home[0], home[1], None) is obj:
-                return getattr, home
-        return super().reducer_override(obj)
-
-    def persistent_id(self, obj: Any) -> Any:
-        ref = getattr(type(obj), "_grader_handle_ref", None)
-        if ref is not None:
-            return ("handle", ref(obj))
-        return None
-
-
-def dumps(obj: Any) -> bytes:
-    buf = io.BytesIO()
-    _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
-    return buf.getvalue()
 
 
 @dataclass
@@ -408,11 +243,7 @@ class Worker:
         pid, self.pid = self.pid, None
         status = self.zygote.wait(pid)  # the zygote kills the worker's session, then reaps it
         if status.get("zygote_lost"):
-            for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-                try:
-                    kill()
-                except OSError:
-                    pass
+            kill_session(pid)
         if self._sock is not None:
             self._sock.close()
             self._sock = None

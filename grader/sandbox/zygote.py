@@ -38,6 +38,15 @@ def _prctl(option: int, value: int) -> None:
         pass  # not Linux: no death signal, no subreaper
 
 
+def kill_session(pid: int) -> None:
+    """SIGKILL a worker's whole session (its process group) and the worker itself."""
+    for kill, target in ((os.killpg, pid), (os.kill, pid)):
+        try:
+            kill(target, signal.SIGKILL)
+        except OSError:
+            pass
+
+
 def describe_status(status: int) -> dict:
     if os.WIFSIGNALED(status):
         return {"signal": os.WTERMSIG(status)}
@@ -71,11 +80,7 @@ def _reap_strays(active: set[int]) -> int:
         if not strays:
             break
         for pid in strays:
-            for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-                try:
-                    kill()
-                except OSError:
-                    pass
+            kill_session(pid)
             try:
                 os.waitpid(pid, 0)
                 killed += 1
@@ -166,11 +171,7 @@ def main() -> None:
         elif op == "wait":
             pid = int(request["pid"])
             if pid in active:
-                for kill in (lambda: os.killpg(pid, signal.SIGKILL), lambda: os.kill(pid, signal.SIGKILL)):
-                    try:
-                        kill()
-                    except OSError:
-                        pass
+                kill_session(pid)
             try:
                 _, status = os.waitpid(pid, 0)
                 answer = describe_status(status)
