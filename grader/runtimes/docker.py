@@ -65,7 +65,7 @@ class DockerRuntime(Runtime):
 
     def __init__(self, image: str = DEFAULT_TAG, gpus: str = "auto", require_gpu: bool = False,
                  container_memory: str | None = None, cpus: float = 2.0, pids: int = 512,
-                 scratch_size: str = "1g"):
+                 scratch_size: str = "1g", run_id: str | None = None):
         self.image = image
         self.gpus = GpuRequest.parse(gpus)
         self.require_gpu = require_gpu
@@ -73,6 +73,7 @@ class DockerRuntime(Runtime):
         self.cpus = cpus
         self.pids = pids
         self.scratch_size = scratch_size
+        self.run_id = run_id or uuid.uuid4().hex[:12]  # labels every container of this runtime
         self.client = docker_client()
         import docker
 
@@ -142,10 +143,11 @@ class DockerRuntime(Runtime):
                        "/scratch": f"rw,nosuid,nodev,size={self.scratch_size},uid=10002,gid=10002,mode=0700"},
                 cap_drop=["ALL"], cap_add=["SETUID", "SETGID", "CHOWN"], security_opt=["no-new-privileges"],
                 mem_limit=memory, memswap_limit=memory, pids_limit=self.pids, nano_cpus=int(self.cpus * 1e9),
-                volumes=volumes, labels={LABEL: "1", f"{LABEL}.run": uuid.uuid4().hex[:12],
+                volumes=volumes, labels={LABEL: "1", f"{LABEL}.run": self.run_id,
                                          f"{LABEL}.candidate": cand.label[:60]},
-                environment={"CUDA_VISIBLE_DEVICES": os.environ.get("CUDA_VISIBLE_DEVICES", "")}
-                if os.environ.get("CUDA_VISIBLE_DEVICES") else {},
+                # GRADER_LANDLOCK=0 turns the workers' Landlock off, as on hosts without it (tests
+                # use it to check the container's own walls)
+                environment={k: os.environ[k] for k in ("CUDA_VISIBLE_DEVICES", "GRADER_LANDLOCK") if os.environ.get(k)},
                 user="0:0", log_config=docker.types.LogConfig(type="json-file", config={"max-size": "1m"}),
             )
             notes: list[str] = []
@@ -219,7 +221,8 @@ def daemon_and_image_available(image: str = DEFAULT_TAG) -> bool:
         return False
 
 
-def leftover_containers() -> list[str]:
-    """Containers of ours still present (the tests assert there are none after a run)."""
+def leftover_containers(run_id: str | None = None) -> list[str]:
+    """Containers of ours (of one run, given its id) still present: there must be none after a run."""
     client = docker_client()
-    return [c.name for c in client.containers.list(all=True, filters={"label": LABEL})]
+    label = f"{LABEL}.run={run_id}" if run_id else LABEL
+    return [c.name for c in client.containers.list(all=True, filters={"label": label})]
