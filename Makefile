@@ -20,8 +20,9 @@ demo: install
 		--gradescope reports/results.json --markdown reports/summary.md
 	@echo "Reports written to reports/: report.json junit.xml results.json summary.md"
 
-## test: run the grader's own test suite (what .ci/run runs)
+## test: lint, then run the grader's own test suite (what .ci/run runs)
 test: install
+	$(BIN)/ruff check grader tests benchmarks
 	$(BIN)/python -m pytest -q
 
 lint: install
