@@ -17,8 +17,8 @@ install: $(BIN)/grader
 demo: install
 	$(BIN)/grader grade examples/sample_submission --runtime local \
 		--json reports/report.json --junit reports/junit.xml \
-		--gradescope reports/results.json --markdown reports/summary.md
-	@echo "Reports written to reports/: report.json junit.xml results.json summary.md"
+		--gradescope reports/results.json --markdown reports/summary.md --html reports/report.html
+	@echo "Reports written to reports/: report.json junit.xml results.json summary.md report.html"
 
 ## test: lint, then run the grader's own test suite (what .ci/run runs)
 test: install
