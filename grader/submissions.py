@@ -181,7 +181,8 @@ def locate(root: Path, exercises: list[Exercise], explicit: bool) -> dict[str, C
                 result.setdefault(ex.id, CandidateFile(ex.id, None, f"the submission is the single file {root.name}, "
                                                        f"which is not {ex.name}.py"))
         return result
-    files = _walk_py(root)
+    files = [f for f in _walk_py(root) if not f.is_symlink()]
+    links = {f.name: f for f in _walk_py(root) if f.is_symlink()}
     for ex in exercises:
         layout = [f for f in files if f.as_posix().endswith("/" + ex.layout_path)
                   or f.relative_to(root).as_posix() == ex.layout_path]
@@ -196,6 +197,11 @@ def locate(root: Path, exercises: list[Exercise], explicit: bool) -> dict[str, C
             result[ex.id] = CandidateFile(ex.id, by_name[0])
         elif len(by_name) > 1:
             result[ex.id] = CandidateFile(ex.id, None, _ambiguous(ex, by_name, root))
+        elif f"{ex.name}.py" in links:
+            # Never a link: the judge reads the candidate's file (static checks), and a link could
+            # point at the reference solution or a hidden check on the grader's side.
+            result[ex.id] = CandidateFile(ex.id, None, f"{links[ex.name + '.py'].relative_to(root)} is a symbolic "
+                                          f"link: refused; submit the file itself")
         elif explicit:
             result[ex.id] = CandidateFile(ex.id, None, f"no {ex.name}.py in the submission (expected at "
                                           f"{ex.layout_path} or anywhere as a unique {ex.name}.py)")

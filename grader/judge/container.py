@@ -53,6 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     os.chown(out_dir, 0, 0)
     os.chmod(out_dir, 0o700)
     os.chown(out_dir, judge.pw_uid, judge.pw_gid)
+    # The judge's home and temporary files: a folder of its own, made before any worker exists.
+    # /tmp is shared (sticky, 1777; Docker copies the image's mode onto the tmpfs) and, where
+    # Landlock is missing, a worker could plant files there in the judge's way (caches, links).
+    judge_home = Path("/tmp/judge")
+    judge_home.mkdir(mode=0o700)
+    os.chown(judge_home, judge.pw_uid, judge.pw_gid)
 
     parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     zygote_pid = os.fork()
@@ -74,8 +80,9 @@ def main(argv: list[str] | None = None) -> int:
             _drop_to(judge)
             os.set_inheritable(parent.fileno(), True)
             env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-            env.update({"GRADER_ZYGOTE_FD": str(parent.fileno()), "HOME": "/tmp", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
-            os.chdir("/tmp")
+            env.update({"GRADER_ZYGOTE_FD": str(parent.fileno()), "HOME": str(judge_home), "TMPDIR": str(judge_home),
+                        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+            os.chdir(judge_home)
             os.execve(sys.executable, [sys.executable, "-B", "-m", "grader.judge", str(spec_path)], env)
         finally:
             os._exit(70)

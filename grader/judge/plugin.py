@@ -23,6 +23,7 @@ import torch
 from grader.catalog import CHECK_KINDS
 from grader.judge.proxy import Submission, SubmissionProblem
 from grader.judge.static import StaticView
+from grader.sandbox import privileges
 from grader.sandbox.client import Limits, WorkerFailure, Zygote
 from grader.sandbox.handles import RemoteError
 
@@ -68,6 +69,7 @@ class JudgePlugin:
         protections = ["a fresh worker process per check", "time limit per check", "memory limit (rlimit and watchdog)",
                        "file size and open-file rlimits", "scrubbed environment", "verdicts kept in the judge"]
         protections += self.landlock_protections or ["no Landlock here: the worker can read every file this user can"]
+        protections += privileges.protections()
         self.emit({"type": "environment", "torch": torch.__version__, "cuda": torch.version.cuda,
                    "cuda_available": self.cuda, "protections": protections,
                    "gpus": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if self.cuda else [],
@@ -155,11 +157,12 @@ class JudgePlugin:
 
     def check_sandbox(self, applied: Any) -> None:
         """Record once if a worker could not apply the sandbox the judge expected."""
-        if self.sandbox_reported or not self.landlock_abi or applied == self.landlock_abi:
+        if self.sandbox_reported or applied == self.landlock_abi:
             return
         self.sandbox_reported = True
-        self.emit({"type": "note", "message": f"a worker could not apply Landlock ({applied}): it ran with the "
-                                              f"other protections only"})
+        what = applied if isinstance(applied, str) else f"Landlock ABI {applied} instead of {self.landlock_abi}"
+        self.emit({"type": "note", "message": f"a worker could not apply its whole sandbox ({what}): it ran with "
+                                              f"the other protections only"})
 
     @pytest.fixture
     def seed(self) -> int:
@@ -222,6 +225,10 @@ class JudgePlugin:
             break
         self.emit({"type": "check", **info, "outcome": outcome, "message": message[:MAX_MESSAGE],
                    "duration_s": round(elapsed, 4), "line": line or info["line"]})
+        while self.zygote.incidents:
+            incident = self.zygote.incidents.pop(0)
+            self.emit({"type": "note", "message": f"{incident} (during {info['exercise']} {info['name']} "
+                                                  f"of {info['candidate']})"})
 
     _current: pytest.Item | None = None
 
@@ -256,7 +263,8 @@ def classify(exc: BaseException, tb: Any, when: str, test_path: Path) -> tuple[s
     if isinstance(exc, WorkerFailure):
         return "failed", str(exc), line
     if isinstance(exc, RemoteError):
-        tail = "\n".join(ln for ln in exc.remote_traceback.strip().splitlines()[-3:] if ln.strip())
+        # where in the candidate's file it happened (the message is already above)
+        tail = "\n".join(ln for ln in exc.remote_where.rstrip().splitlines()[-2:] if ln.strip())
         message = str(exc)
         if tail and exc.remote_type not in ("NotImplementedError",):
             message += f"\n{tail}"

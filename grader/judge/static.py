@@ -4,8 +4,9 @@
   alias (`import torch as T; T.cdist`, `from torch import cdist`, `from torch import cdist as cd`)?
 - `loops_in(function)`: for/while loops and comprehensions inside a function and the module-level
   helpers it calls.
-- `tampering()`: flags for the interviewer: assignments to attributes of torch/numpy/builtins,
-  `sys.modules` edits, and use of ctypes, gc, inspect or frame introspection.
+- `tampering()`: flags for the interviewer: assignments to attributes of imported modules and
+  classes (torch, numpy, builtins, time...), `sys.modules` edits, code built at run time (exec,
+  eval, compile, __import__, importlib), and use of ctypes, gc, inspect or frame introspection.
 """
 
 from __future__ import annotations
@@ -15,11 +16,15 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-_TAMPER_MODULES = {"torch", "numpy", "np", "builtins", "pytest", "grader", "sys", "F", "nn"}
+_TAMPER_ROOTS = {"torch", "numpy", "builtins", "pytest", "grader"}
 _SUSPECT_IMPORTS = {"ctypes": "uses ctypes", "gc": "uses gc (garbage-collector introspection)",
                     "inspect": "uses inspect (frame and source introspection)",
                     "grader": "imports the grader", "pytest": "imports pytest",
-                    "_pytest": "imports pytest internals", "cffi": "uses cffi"}
+                    "_pytest": "imports pytest internals", "cffi": "uses cffi",
+                    "importlib": "uses importlib (imports by computed name)"}
+_DYNAMIC_CALLS = {"exec": "runs code built at run time (exec)", "eval": "runs code built at run time (eval)",
+                  "compile": "compiles code at run time (compile)", "__import__": "imports by computed name (__import__)",
+                  "vars": None, "globals": None}
 _SUSPECT_CALLS = {"sys._getframe": "reads interpreter frames (sys._getframe)",
                   "sys.settrace": "installs a trace function (sys.settrace)",
                   "sys.setprofile": "installs a profile function (sys.setprofile)",
@@ -72,6 +77,12 @@ class StaticView:
             return None
         head = self.aliases.get(node.id, node.id)
         return ".".join([head, *reversed(parts)])
+
+    def _imported(self, node: ast.AST) -> bool:
+        """Is `node` (a name or attribute chain) rooted at a name bound by an import?"""
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        return isinstance(node, ast.Name) and node.id in self.aliases
 
     def references(self) -> list[tuple[str, int]]:
         """Every dotted name the file refers to (resolved through imports), with its line."""
@@ -192,17 +203,27 @@ class StaticView:
             for target in targets:
                 base = target.value if isinstance(target, (ast.Attribute, ast.Subscript)) else None
                 dotted = self._dotted(base) if base is not None else None
-                if dotted and dotted.split(".")[0] in {"torch", "numpy", "builtins", "pytest", "grader"}:
-                    flags.append(Flag(node.lineno, f"assigns to {dotted}.{getattr(target, 'attr', '[...]')}"))
                 if dotted == "sys.modules":
                     flags.append(Flag(node.lineno, "edits sys.modules"))
+                elif isinstance(target, ast.Attribute) and dotted and self._imported(base):
+                    # any imported module or class: `time.perf_counter = fake` fools a timing probe
+                    # as surely as `torch.equal = ...` fools a comparison
+                    flags.append(Flag(node.lineno, f"assigns to {dotted}.{target.attr}"))
+                elif dotted and (dotted.split(".")[0] in _TAMPER_ROOTS or dotted.endswith(".__dict__")):
+                    flags.append(Flag(node.lineno, f"assigns to {dotted}[...]"))
+                elif isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id in ("vars", "globals"):
+                    flags.append(Flag(node.lineno, f"assigns through {base.func.id}()"))
             if isinstance(node, ast.Call):
                 dotted = self._dotted(node.func)
                 if dotted in _SUSPECT_CALLS:
                     flags.append(Flag(node.lineno, _SUSPECT_CALLS[dotted]))
+                if isinstance(node.func, ast.Name) and _DYNAMIC_CALLS.get(node.func.id):
+                    flags.append(Flag(node.lineno, _DYNAMIC_CALLS[node.func.id]))
                 if dotted in {"setattr", "delattr"} and node.args:
                     target = self._dotted(node.args[0])
-                    if target and target.split(".")[0] in {"torch", "numpy", "builtins", "pytest", "sys"}:
+                    if target and (self._imported(node.args[0]) or target.split(".")[0] in _TAMPER_ROOTS):
                         flags.append(Flag(node.lineno, f"{dotted} on {target}"))
+            if isinstance(node, ast.Name) and node.id == "__builtins__":
+                flags.append(Flag(node.lineno, "reaches into __builtins__"))
         unique = {(f.line, f.message): f for f in flags}
         return sorted(unique.values(), key=lambda f: (f.line, f.message))

@@ -10,6 +10,7 @@ import os
 import signal
 import socket
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -79,6 +80,8 @@ def describe_exit(status: dict) -> str:
         return f"was killed by {name}" + (f" ({meaning})" if meaning else "")
     if status.get("exit") is not None:
         return f"exited with status {status['exit']}"
+    if status.get("zygote_lost"):
+        return f"ended (its fork server {status['zygote_lost']})"
     return "ended"
 
 
@@ -158,11 +161,16 @@ class Worker:
         config = {"candidate": self.candidate, "module_name": self.module_name, "seed": self.seed,
                   "rlimits": self.limits.rlimits(self.cuda), "submission_root": self.submission_root,
                   "landlock": self.landlock}
+        forking = time.monotonic()
         try:
             self.pid = self.zygote.fork(config, [theirs.fileno(), out_w])
         finally:
             theirs.close()
             os.close(out_w)
+            if self.deadline is not None:
+                # The fork server's time (a replacement starting after a worker killed or stopped
+                # the previous one takes seconds) is not the candidate's.
+                self.deadline += time.monotonic() - forking
         self._sock = mine
         self._drain = _OutputDrain(out_r, self.limits.output_bytes)
         self._drain.start()

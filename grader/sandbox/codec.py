@@ -26,6 +26,10 @@ import numpy as np
 import torch
 
 MAX_DEPTH = 64
+# A sparse tensor is small on the wire whatever its shape, but a check that calls `.to_dense()` on
+# it allocates the whole shape in the judge: (40000, 40000) float32 is 6.4 GB, enough to get the
+# judge OOM-killed (and every later verdict lost). No honest answer comes near this.
+MAX_SPARSE_DENSE_BYTES = 1 << 30
 
 _TORCH_DTYPES = {
     str(dt).removeprefix("torch."): dt
@@ -188,6 +192,11 @@ class Decoder:
         if "sparse_coo" in node:
             idx, vals = (self._tensor(n, depth + 1) for n in node["sparse_coo"])
             shape = [_expect(s, int) for s in node["shape"]]
+            dense = math.prod(shape) * vals.element_size()
+            if dense > MAX_SPARSE_DENSE_BYTES:
+                raise CodecError(f"a sparse tensor of shape {tuple(shape)}, whose dense form would take "
+                                 f"{dense / (1 << 30):.1f} GiB: the judge accepts at most "
+                                 f"{MAX_SPARSE_DENSE_BYTES >> 30} GiB")
             # Invariants are checked: out-of-range indices from a hostile worker would otherwise
             # crash the judge the first time the tensor is used.
             if idx.dtype != torch.int64 or idx.dim() != 2 or idx.shape[0] > len(shape):

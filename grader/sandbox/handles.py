@@ -23,6 +23,7 @@ class RemoteError(Exception):
 
     remote_type = "Exception"
     remote_traceback = ""
+    remote_where = ""  # the candidate's own frames, innermost last
 
 
 class NotImplementedInSubmission(RemoteError):
@@ -56,6 +57,7 @@ def remote_exception(error: dict, what: str) -> RemoteError:
         exc = cls(text)
     exc.remote_type = type_name
     exc.remote_traceback = tb
+    exc.remote_where = str(error.get("where", ""))
     return exc
 
 

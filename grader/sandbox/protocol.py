@@ -40,10 +40,16 @@ def send_msg(sock: socket.socket, payload: bytes) -> None:
 
 
 def _recv_exact(sock: socket.socket, n: int, deadline: float | None, poll=None) -> bytearray:
-    buf = bytearray(n)
+    # The buffer grows with what has arrived (doubling), never to the size announced: a worker
+    # that announces 2 GiB and sends nothing must not make the judge allocate 2 GiB.
+    buf = bytearray(min(n, 1 << 20))
     view = memoryview(buf)
     got = 0
     while got < n:
+        if got == len(buf):
+            view.release()
+            buf.extend(bytes(min(len(buf), n - len(buf))))
+            view = memoryview(buf)
         if deadline is not None:
             while True:
                 remaining = deadline - time.monotonic()
@@ -54,7 +60,7 @@ def _recv_exact(sock: socket.socket, n: int, deadline: float | None, poll=None) 
                     break
                 if poll is not None:
                     poll()
-        chunk = sock.recv_into(view[got:], n - got)
+        chunk = sock.recv_into(view[got:], len(buf) - got)
         if chunk == 0:
             raise ChannelClosed()
         got += chunk

@@ -42,8 +42,77 @@ class _Unpickler(pickle.Unpickler):
         return self.objects[ref]
 
 
+class TamperingDetected(Exception):
+    """The candidate replaced something a probe relies on: the probe's observations are void."""
+
+
+# What probes use to observe the candidate's code from inside the worker. A submission that
+# replaces one of these (`torch.equal = lambda *a: True`, `time.perf_counter = fake_clock`,
+# `Tensor.__eq__ = ...`) could make a probe report whatever it likes, so probes refuse to run
+# (and fail their check) once one of them differs from what it was before the import. A patch
+# that undoes itself before the probe ends is not seen: the static flags are the other net.
+_WATCHED = ("torch", "torch.Tensor", "torch.nn.Module", "torch.nn.functional", "torch.autograd", "torch.sparse",
+            "torch.testing", "torch.cuda", "numpy", "numpy.testing", "builtins", "time", "resource", "math")
+
+
+_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+# Taken by the fork server once it has warmed up (workers inherit it: no cost per check), or by a
+# worker started some other way.
+PRISTINE: TamperGuard | None = None
+
+
+class TamperGuard:
+    """Identities of the watched attributes (and modules in sys.modules) at a point in time."""
+
+    def __init__(self) -> None:
+        import inspect
+
+        self._static = inspect.getattr_static
+        self.snapshot: list[tuple[str, Any, str, Any]] = []
+        self.modules: dict[str, Any] = {}
+        classes = {"torch.Tensor": torch.Tensor, "torch.nn.Module": torch.nn.Module}
+        for label in _WATCHED:
+            owner = classes.get(label)
+            if owner is None:
+                owner = self.modules[label] = importlib.import_module(label)
+            names = dir(owner) if isinstance(owner, type) else list(vars(owner))
+            for name in names:
+                try:
+                    self.snapshot.append((label, owner, name, self._static(owner, name)))
+                except AttributeError:
+                    continue
+
+    def changed(self) -> list[str]:
+        found = [f"sys.modules[{name!r}]" for name, module in self.modules.items() if sys.modules.get(name) is not module]
+        for label, owner, name, value in self.snapshot:
+            try:
+                now = self._static(owner, name)
+            except AttributeError:
+                now = None
+            if now is not value and not self._by_torch(label, name, now):
+                found.append(f"{label}.{name}")
+        return found
+
+    def _by_torch(self, label: str, name: str, value: Any) -> bool:
+        """Changes torch makes itself: torch.compile patches nn.Module's methods with functions of
+        its own, and set_default_dtype rebinds torch.Storage to one of the typed storages."""
+        if label == "torch" and name == "Storage":
+            return isinstance(value, type) and value.__name__.endswith("Storage") and getattr(torch, value.__name__, None) is value
+        code = getattr(value, "__code__", None)
+        return (label == "torch.nn.Module" and code is not None
+                and os.path.abspath(code.co_filename).startswith(_TORCH_DIR))
+
+    def check(self) -> None:
+        changed = self.changed()
+        if changed:
+            shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+            raise TamperingDetected(f"the submission replaced {shown}: a probe observing it in the worker cannot "
+                                    f"be trusted, so this check fails")
+
+
 class WorkerState:
-    def __init__(self, module: Any):
+    def __init__(self, module: Any, guard: TamperGuard | None = None):
+        self.guard = guard
         self.objects: dict[int, Any] = {0: module}
         self.ids: dict[int, int] = {id(module): 0}
         self.graphs: collections.OrderedDict[int, tuple[list, list]] = collections.OrderedDict()
@@ -88,13 +157,14 @@ def _error(exc: BaseException) -> dict:
     if _CANDIDATE_DIR is not None:
         frames = traceback.StackSummary.from_list(
             [f for f in frames if os.path.abspath(f.filename).startswith(_CANDIDATE_DIR + os.sep)])
-    tb = "".join(frames.format()) + "".join(traceback.format_exception_only(type(exc), exc))
+    where = "".join(frames.format())
+    tb = where + "".join(traceback.format_exception_only(type(exc), exc))
     try:
         message = str(exc)
     except Exception:  # noqa: BLE001
         message = "<unprintable>"
     return {"error": {"type": type(exc).__name__, "message": message[:MAX_TRACEBACK],
-                      "traceback": tb[-MAX_TRACEBACK:]}}
+                      "traceback": tb[-MAX_TRACEBACK:], "where": where[-MAX_TRACEBACK:]}}
 
 
 def _run_call(state: WorkerState, fn: Any, req: dict) -> dict:
@@ -148,7 +218,12 @@ def handle(state: WorkerState, req: dict) -> dict:
     if op == "method":
         return _run_call(state, getattr(target, req["name"]), req)
     if op == "probe":
-        return _run_call(state, req["fn"], req)
+        if state.guard is not None:
+            state.guard.check()
+        answer = _run_call(state, req["fn"], req)
+        if state.guard is not None:
+            state.guard.check()
+        return answer
     if op == "len":
         return {"ok": len(target)}
     if op == "getitem":
@@ -213,7 +288,11 @@ def sandbox_paths(config: dict) -> tuple[list[str], list[str]]:
     import grader
 
     candidate_dir = os.path.dirname(os.path.abspath(config["candidate"]))
-    read = [config.get("submission_root") or candidate_dir, candidate_dir, sys.prefix, sys.base_prefix,
+    root = config.get("submission_root")
+    # A submission that is a single file gets that file only: its folder may hold other
+    # candidates' files (`grader grade -e 05 alice.py bob.py`).
+    own = [root] if root and os.path.isfile(root) else [root or candidate_dir, candidate_dir]
+    read = [*own, sys.prefix, sys.base_prefix,
             sys.exec_prefix, os.path.dirname(os.path.abspath(grader.__file__)),
             # /proc/self only: /proc/<pid>/environ of the judge or the CLI would show their
             # environment (Landlock does not stop that read), and /proc/<pid>/stat their ancestry.
@@ -229,16 +308,27 @@ def sandbox_paths(config: dict) -> tuple[list[str], list[str]]:
 
 
 def _sandbox(config: dict) -> int | str:
-    """Apply Landlock when the judge asks for it. Returns the ABI applied (0: unavailable) or why
-    it failed (the judge reports it; the check still runs under the other protections)."""
-    if not config.get("landlock"):
-        return 0
-    from grader.sandbox import landlock
+    """Drop capabilities, refuse new sockets (see `privileges`), and apply Landlock when the judge
+    asks for it. Returns the Landlock ABI applied (0: unavailable) or what failed (the judge
+    reports it; the check still runs under the other protections)."""
+    from grader.sandbox import landlock, privileges
 
-    try:
-        return landlock.restrict(*sandbox_paths(config))
-    except OSError as exc:
-        return f"Landlock failed: {exc}"
+    failed = []
+    steps = [("dropping capabilities", privileges.drop_capabilities)]
+    if privileges.seccomp_supported():
+        steps.append(("the seccomp filter", privileges.deny_new_sockets))
+    for what, step in steps:
+        try:
+            step()
+        except OSError as exc:
+            failed.append(f"{what} failed: {exc}")
+    applied: int | str = 0
+    if config.get("landlock"):
+        try:
+            applied = landlock.restrict(*sandbox_paths(config))
+        except OSError as exc:
+            failed.append(f"Landlock failed: {exc}")
+    return "; ".join(failed) if failed else applied
 
 
 def serve(sock: socket.socket, config: dict) -> None:
@@ -254,12 +344,13 @@ def serve(sock: socket.socket, config: dict) -> None:
     sandbox = _sandbox(config)
     seed_everything(config.get("seed", 0))
     sys.dont_write_bytecode = True
+    guard = PRISTINE or TamperGuard()
     try:
         module = import_candidate(config["candidate"], config["module_name"])
     except BaseException as exc:  # noqa: BLE001 - SystemExit at import is a failure too
         _send(sock, None, {"import_error": _error(exc)["error"], "sandbox": sandbox})
         return
-    state = WorkerState(module)
+    state = WorkerState(module, guard)
     _send(sock, state, {"ready": True, "scratch": config["scratch"], "sandbox": sandbox})
     while True:
         try:

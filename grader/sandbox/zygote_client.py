@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 
 from grader.sandbox.protocol import ChannelClosed
 
@@ -34,7 +35,11 @@ class Zygote:
     """The fork server process. Started early; its readiness is awaited on first use.
 
     `attach_fd`: the control socket of a fork server someone else started (the container's entry
-    point starts it as the worker user); such a one cannot be restarted from here."""
+    point starts it as the worker user); such a one cannot be restarted from here.
+
+    A worker may kill or stop (SIGSTOP) its fork server where nothing forbids it (no Landlock
+    signal scoping). That is noticed within a quarter of a second, recorded in `incidents` for
+    the report, and the fork server is replaced when this process started it."""
 
     def __init__(self, scratch_root: str, attach_fd: int | None = None):
         self.scratch_root = scratch_root
@@ -42,6 +47,9 @@ class Zygote:
         self.ctrl: socket.socket | None = None
         self.ready = False
         self.restarts = 0
+        self.pid: int | None = None
+        self.lost: str | None = None  # why the fork server stopped answering
+        self.incidents: list[str] = []  # for the report; the judge drains it after each check
         self.attached = attach_fd is not None
         if attach_fd is not None:
             self.ctrl = socket.socket(fileno=attach_fd)
@@ -57,34 +65,72 @@ class Zygote:
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
         )
         child.close()
-        self.ctrl, self.ready = parent, False
+        self.ctrl, self.ready, self.pid, self.lost = parent, False, self.proc.pid, None
+
+    def _state(self) -> str | None:
+        """Why the fork server cannot answer (stopped, gone), or None while it looks alive."""
+        if self.pid is None:
+            return None
+        try:
+            with open(f"/proc/{self.pid}/stat", "rb") as fh:
+                stat = fh.read()
+        except OSError:
+            return "is gone" if os.path.isdir("/proc/self") else None
+        state = stat[stat.rfind(b")") + 2:][:1]
+        if state in (b"T", b"t"):
+            return "was stopped (SIGSTOP)"
+        if state in (b"Z", b"X"):
+            return "was killed"
+        return None
 
     def _answer(self, timeout: float) -> dict:
         assert self.ctrl is not None
-        self.ctrl.settimeout(timeout)
-        try:
-            data = self.ctrl.recv(65536)
-        except (TimeoutError, OSError) as exc:
-            raise ChannelClosed(str(exc)) from None
-        if not data:
-            raise ChannelClosed("zygote closed its channel")
-        return json.loads(data)
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ChannelClosed(f"did not answer within {timeout:g} s")
+            self.ctrl.settimeout(min(remaining, 0.25))
+            try:
+                data = self.ctrl.recv(65536)
+            except TimeoutError:
+                why = self._state()
+                if why:
+                    raise ChannelClosed(why) from None
+                continue
+            except OSError as exc:
+                raise ChannelClosed(str(exc)) from None
+            if not data:
+                raise ChannelClosed(self._state() or "was killed")
+            return json.loads(data)
+
+    def _lose(self, why: str) -> None:
+        if self.lost is None:
+            self.lost = why
+            self.incidents.append(f"the worker fork server {why}" + (
+                ": it cannot be restarted inside the container, so the later checks of this submission fail"
+                if self.attached else ": it is restarted for the next check"))
 
     def ensure_ready(self) -> None:
         if self.attached:
-            if self.ctrl is None:
-                raise RuntimeError("the worker fork server has died and cannot be restarted here")
-        elif self.proc is None or self.proc.poll() is not None:
+            if self.lost or self.ctrl is None:
+                raise RuntimeError(f"the worker fork server {self.lost or 'has died'} (a worker of this submission "
+                                   f"may have signalled it) and cannot be restarted inside the container: "
+                                   f"this check could not run")
+        elif self.lost or self.proc is None or self.proc.poll() is not None:
             if self.proc is not None:
                 self.restarts += 1
+                self._lose("died")
+                self.close(kill=True)
             self.start()
         if not self.ready:
             try:
-                self._answer(timeout=120)
+                ready = self._answer(timeout=120)
             except ChannelClosed:
                 self._log.seek(0)
                 log = self._log.read()[-2000:].decode(errors="replace")
                 raise RuntimeError(f"the worker fork server did not start: {log}") from None
+            self.pid = ready.get("pid", self.pid) if isinstance(ready.get("pid"), int) else self.pid
             self.ready = True
 
     def fork(self, config: dict, fds: list[int]) -> int:
@@ -94,31 +140,36 @@ class Zygote:
                 assert self.ctrl is not None
                 socket.send_fds(self.ctrl, [json.dumps({"op": "fork", **config}).encode()], fds)
                 return int(self._answer(timeout=30)["pid"])
-            except (ChannelClosed, OSError):
-                # a previous worker may have killed the zygote: start a new one and retry once
+            except (ChannelClosed, OSError) as exc:
+                # a previous worker may have killed or stopped the fork server: replace it, once
+                self._lose(str(exc) if isinstance(exc, ChannelClosed) else self._state() or "closed its channel")
                 if attempt or self.attached:
-                    self.ctrl = None if self.attached else self.ctrl
-                    raise RuntimeError("the worker fork server died (a worker may have killed it)") from None
-                self.close()
+                    raise RuntimeError(f"the worker fork server {self.lost} (a worker may have signalled it)") from None
         raise AssertionError("unreachable")
 
     def wait(self, pid: int) -> dict:
+        if self.lost:
+            return {"exit": None, "zygote_lost": self.lost}
         try:
             assert self.ctrl is not None
             self.ctrl.send(json.dumps({"op": "wait", "pid": pid}).encode())
             return self._answer(timeout=30)
-        except (ChannelClosed, OSError, AssertionError):
-            return {"exit": None, "zygote_lost": True}
+        except (ChannelClosed, OSError, AssertionError) as exc:
+            self._lose(str(exc) if isinstance(exc, ChannelClosed) and str(exc) else self._state() or "closed its channel")
+            return {"exit": None, "zygote_lost": self.lost}
 
-    def close(self) -> None:
+    def close(self, kill: bool = False) -> None:
         if self.ctrl is not None:
             try:
-                self.ctrl.send(b'{"op": "exit"}')
+                if not kill:
+                    self.ctrl.send(b'{"op": "exit"}')
             except OSError:
                 pass
             self.ctrl.close()
             self.ctrl = None
         if self.proc is not None:
+            if kill:
+                self.proc.kill()  # SIGKILL also ends a stopped process
             try:
                 self.proc.wait(timeout=5)
             except subprocess.TimeoutExpired:

@@ -1,0 +1,108 @@
+"""Two more locks the worker puts on itself before importing the candidate's code (Linux only).
+
+- `drop_capabilities`: a worker started by root (the local runtime run as root, as in CI) would
+  otherwise keep every capability: reboot the machine, load kernel modules, lift its own rlimits,
+  open raw sockets. Landlock restricts none of these. Dropping the whole set (and the bounding
+  set, and locking root's capability regain on execve) leaves uid 0 with no more power than any
+  user's. A no-op for other users.
+- `deny_new_sockets`: a seccomp filter that refuses socket(2), io_uring (which can open sockets
+  behind seccomp's back) and syscalls of another architecture (i386's socketcall on x86_64).
+  Landlock (ABI <= 7) governs TCP only: without this a local worker could send UDP anywhere (DNS
+  exfiltration of what it sees of the hidden checks), or connect to a named Unix socket such as
+  /var/run/docker.sock, which is root on the host. The worker keeps the sockets it was handed
+  (its channel to the judge) and may still make socketpair(2)s.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import platform
+import struct
+
+_PR_SET_NO_NEW_PRIVS = 38
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_PR_CAPBSET_DROP, _PR_SET_SECUREBITS = 24, 28
+_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
+_SECBIT_NOROOT, _SECBIT_NOROOT_LOCKED = 1 << 0, 1 << 1
+_CAP_VERSION_3 = 0x20080522
+
+# (seccomp audit arch, socket, io_uring_setup, io_uring_enter, io_uring_register)
+_ARCHES = {"x86_64": (0xC000003E, 41, 425, 426, 427), "aarch64": (0xC00000B7, 198, 425, 426, 427)}
+_X32_SYSCALL_BIT = 0x40000000
+
+_BPF_LD_W_ABS, _BPF_JEQ_K, _BPF_JGE_K, _BPF_RET_K = 0x20, 0x15, 0x35, 0x06
+_RET_ALLOW = 0x7FFF0000
+_RET_ERRNO = 0x00050000
+
+
+class _SockFprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def seccomp_supported() -> bool:
+    return platform.system() == "Linux" and platform.machine() in _ARCHES
+
+
+def _filter_program() -> bytes:
+    arch, sys_socket, *uring = _ARCHES[platform.machine()]
+    deny_socket = _RET_ERRNO | errno.EACCES  # what socket(2) answers when policy forbids it
+    deny_other = _RET_ERRNO | errno.ENOSYS
+    program = [
+        (_BPF_LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
+        (_BPF_JEQ_K, 1, 0, arch),
+        (_BPF_RET_K, 0, 0, deny_other),  # a foreign ABI (i386 on x86_64): nothing
+        (_BPF_LD_W_ABS, 0, 0, 0),  # seccomp_data.nr
+    ]
+    if platform.machine() == "x86_64":
+        program += [(_BPF_JGE_K, 0, 1, _X32_SYSCALL_BIT), (_BPF_RET_K, 0, 0, deny_other)]
+    program += [(_BPF_JEQ_K, 0, 1, sys_socket), (_BPF_RET_K, 0, 0, deny_socket)]
+    for nr in uring:
+        program += [(_BPF_JEQ_K, 0, 1, nr), (_BPF_RET_K, 0, 0, deny_other)]
+    program.append((_BPF_RET_K, 0, 0, _RET_ALLOW))
+    return b"".join(struct.pack("<HBBI", *insn) for insn in program)
+
+
+def deny_new_sockets() -> None:
+    """Install the filter (irreversibly, inherited by children). Raises OSError on failure."""
+    if not seccomp_supported():
+        raise OSError(errno.ENOSYS, f"seccomp filter not available on {platform.system()} {platform.machine()}")
+    libc = _libc()
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
+    code = ctypes.create_string_buffer(_filter_program())
+    prog = _SockFprog(len(code.raw) // 8, ctypes.addressof(code))
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "installing the seccomp filter failed")
+
+
+def drop_capabilities() -> None:
+    """Give up every capability of this process for good. Raises OSError on failure."""
+    if platform.system() != "Linux":
+        return
+    libc = _libc()
+    header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    if libc.capget(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "capget failed")
+    if not any(data):
+        return  # an ordinary user (or a container's worker): nothing to give up
+    # While CAP_SETPCAP is still held: root must not regain capabilities by execve, and the
+    # bounding set is emptied (errors past the last capability the kernel knows are expected).
+    libc.prctl(_PR_SET_SECUREBITS, _SECBIT_NOROOT | _SECBIT_NOROOT_LOCKED, 0, 0, 0)
+    for cap in range(64):
+        if libc.prctl(_PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            break
+    libc.prctl(_PR_CAP_AMBIENT, _PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+    if libc.capset(header, (ctypes.c_uint32 * 6)()) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+
+
+def protections() -> list[str]:
+    """What the worker applies here, in words (for reports)."""
+    return ["capabilities dropped (root's included)"] + (
+        ["seccomp: no new sockets (UDP, Unix sockets), no io_uring"] if seccomp_supported() else [])
