@@ -72,7 +72,7 @@ def _markdown_limit(ctx: click.Context, param: click.Parameter, value: str) -> i
 
 
 def _limits(memory_gb: float):
-    from grader.sandbox.client import Limits
+    from grader.sandbox.limits import Limits
 
     return Limits(memory_bytes=int(memory_gb * (1 << 30)))
 

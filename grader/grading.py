@@ -24,7 +24,7 @@ from grader.errors import GraderError, UsageError
 from grader.results import Environment, ExerciseResult, Flag, GradeRun, SubmissionResult, score_checks
 from grader.runtimes import JudgeJob, JudgeOutput, get_runtime, resolve_runtime
 from grader.runtimes.base import Candidate
-from grader.sandbox.client import Limits
+from grader.sandbox.limits import Limits
 from grader.submissions import CandidateFile, locate, opened, submission_name
 
 VISIBILITY_FILES = {"all": ("test_public.py", "test_hidden.py"), "public": ("test_public.py",),

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from grader.catalog import Exercise
-from grader.sandbox.client import Limits
+from grader.sandbox.limits import Limits
 
 
 @dataclass

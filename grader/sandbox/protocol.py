@@ -14,8 +14,6 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-import torch
-
 MAX_MESSAGE = 1 << 31  # 2 GiB: a bigger answer from the worker is refused
 
 
@@ -80,7 +78,7 @@ class GradLeaf:
     """A judge tensor that requires grad, sent to the worker to become a fresh leaf there."""
 
     index: int
-    tensor: torch.Tensor
+    tensor: Any  # torch.Tensor
 
 
 def _is_namedtuple(obj: Any) -> bool:
@@ -93,6 +91,8 @@ def _is_container(obj: Any) -> bool:
 
 def flatten_tensors(obj: Any, out: list | None = None, depth: int = 0) -> list:
     """Tensors inside lists, tuples and dicts, in a fixed order shared by judge and worker."""
+    import torch  # here, not at the top: the judge starts the fork server before importing torch
+
     out = [] if out is None else out
     if isinstance(obj, torch.Tensor):
         out.append(obj)
@@ -104,6 +104,7 @@ def flatten_tensors(obj: Any, out: list | None = None, depth: int = 0) -> list:
 
 def replace_tensors(obj: Any, fn, depth: int = 0) -> Any:
     """Rebuild containers with every tensor t replaced by fn(t), visiting in `flatten_tensors` order."""
+    import torch
     if isinstance(obj, torch.Tensor):
         return fn(obj)
     if depth > 64 or not _is_container(obj):

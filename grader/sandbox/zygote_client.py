@@ -41,8 +41,9 @@ class Zygote:
     signal scoping). That is noticed within a quarter of a second, recorded in `incidents` for
     the report, and the fork server is replaced when this process started it."""
 
-    def __init__(self, scratch_root: str, attach_fd: int | None = None):
+    def __init__(self, scratch_root: str, attach_fd: int | None = None, warm_optimizers: bool = True):
         self.scratch_root = scratch_root
+        self.warm_optimizers = warm_optimizers
         self.proc: subprocess.Popen | None = None
         self.ctrl: socket.socket | None = None
         self.ready = False
@@ -60,7 +61,8 @@ class Zygote:
             return
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-B", "-m", "grader.sandbox.zygote", str(child.fileno()), self.scratch_root],
+            [sys.executable, "-I", "-B", "-m", "grader.sandbox.zygote", str(child.fileno()), self.scratch_root,
+             "optim" if self.warm_optimizers else "basic"],
             pass_fds=[child.fileno()], env=scrubbed_env(self.scratch_root), cwd=self.scratch_root,
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
         )
@@ -159,6 +161,7 @@ class Zygote:
             return {"exit": None, "zygote_lost": self.lost}
 
     def close(self, kill: bool = False) -> None:
+        kill = kill or not self.ready  # still starting (importing torch): it has no workers to wait for
         if self.ctrl is not None:
             try:
                 if not kill:
