@@ -136,8 +136,9 @@ def _warm_up(torch, optimizers: bool) -> None:
     import torch.utils.data  # noqa: F401
 
     x = torch.ones(2, requires_grad=True)
-    y = (x * x).sum()
-    torch.autograd.grad(y, x, create_graph=True)
+    y = x * x
+    torch.autograd.grad(y, x, torch.ones_like(y))  # grad_outputs: imports sympy (0.4 s)
+    torch.autograd.grad(y.sum(), x, create_graph=True)
     layer = torch.nn.Linear(2, 2)
     F.cross_entropy(layer(x.detach()[None]), torch.zeros(1, dtype=torch.long)).backward()
     if optimizers:
