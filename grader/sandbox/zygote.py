@@ -138,7 +138,7 @@ def _warm_up(torch, optimizers: bool) -> None:
     x = torch.ones(2, requires_grad=True)
     y = x * x
     torch.autograd.grad(y, x, torch.ones_like(y))  # grad_outputs: imports sympy (0.4 s)
-    torch.autograd.grad(y.sum(), x, create_graph=True)
+    torch.autograd.grad((x * x).sum(), x, create_graph=True)
     layer = torch.nn.Linear(2, 2)
     F.cross_entropy(layer(x.detach()[None]), torch.zeros(1, dtype=torch.long)).backward()
     if optimizers:
@@ -156,7 +156,10 @@ def main() -> None:
 
     import grader.sandbox.worker
 
-    _warm_up(torch, optimizers=len(sys.argv) > 3 and sys.argv[3] == "optim")
+    try:
+        _warm_up(torch, optimizers=len(sys.argv) > 3 and sys.argv[3] == "optim")
+    except Exception as exc:  # noqa: BLE001 - an optimisation only: workers import lazily instead
+        print(f"warm-up skipped: {exc!r}", file=sys.stderr)
     grader.sandbox.worker.PRISTINE = grader.sandbox.worker.TamperGuard()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
