@@ -84,3 +84,30 @@ def test_tampering_flags_name_the_line():
 
 def test_clean_code_has_no_flags():
     assert view("import torch\ndef f(x):\n    return torch.relu(x)\n").tampering() == []
+
+
+def test_tampering_flags_cover_any_imported_module_and_code_built_at_run_time():
+    v = view("""\
+        import time, importlib
+        import torch
+        time.perf_counter = lambda: 0.0
+        setattr(time, "sleep", None)
+        vars(time)["monotonic"] = None
+        torch.__dict__["equal"] = None
+        exec("x = 1")
+        m = __import__("tor" + "ch")
+        b = __builtins__
+        class M(torch.nn.Module):
+            def __init__(self):
+                self.w = 1
+        """)
+    messages = [(f.line, f.message) for f in v.tampering()]
+    assert (1, "uses importlib (imports by computed name)") in messages
+    assert (3, "assigns to time.perf_counter") in messages
+    assert (4, "setattr on time") in messages
+    assert (5, "assigns through vars()") in messages
+    assert (6, "assigns to torch.__dict__[...]") in messages
+    assert (7, "runs code built at run time (exec)") in messages
+    assert (8, "imports by computed name (__import__)") in messages
+    assert (9, "reaches into __builtins__") in messages
+    assert not [m for line, m in messages if line == 12]  # self.w = 1 is not tampering

@@ -16,6 +16,7 @@ import pwd
 import signal
 import socket
 import sys
+import time
 from pathlib import Path
 
 from grader.sandbox.client import scrubbed_env
@@ -40,6 +41,24 @@ def _hand_back(folder: Path, uid: int, gid: int) -> None:
             os.chown(path, uid, gid)
         except OSError:
             pass
+
+
+def _end(zygote_pid: int) -> None:
+    """Reap the fork server, which exits once the judge says so. Without CAP_KILL root may not
+    signal the worker's user: PermissionError here used to abort the entry point before the
+    results were handed back (unreadable for a CLI not run as root). A fork server that does not
+    exit (a worker stopped it) dies with this process, PID 1 of the container."""
+    try:
+        os.kill(zygote_pid, signal.SIGKILL)
+    except OSError:
+        pass
+    for _ in range(50):
+        try:
+            if os.waitpid(zygote_pid, os.WNOHANG)[0]:
+                return
+        except ChildProcessError:
+            return
+        time.sleep(0.05)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,11 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     parent.close()
 
     _, status = os.waitpid(judge_pid, 0)
-    try:
-        os.kill(zygote_pid, signal.SIGKILL)
-        os.waitpid(zygote_pid, 0)
-    except (ProcessLookupError, ChildProcessError):
-        pass
+    _end(zygote_pid)
     _hand_back(out_dir, host_uid, host_gid)
     code = os.waitstatus_to_exitcode(status)
     return 128 - code if code < 0 else code

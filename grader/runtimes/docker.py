@@ -130,7 +130,10 @@ class DockerRuntime(Runtime):
         with tempfile.TemporaryDirectory(prefix="grader-docker-") as tmp:
             out_dir = Path(tmp) / "out"
             out_dir.mkdir()
-            single = JudgeJob(root=job.root, exercises=job.exercises, candidates=[cand], test_files=job.test_files,
+            # Only this candidate's exercises: a judge given an exercise none of its candidates has
+            # (another submission's) used to stop at collection, leaving every check "not graded".
+            mine = [ex for ex in job.exercises if ex.id in cand.files]
+            single = JudgeJob(root=job.root, exercises=mine, candidates=[cand], test_files=job.test_files,
                               limits=job.limits, timeout_s=job.timeout_s, seed=job.seed)
             spec = single.spec("/out/results.jsonl", "/scratch", path_map=path_map)
             spec.update({"host_uid": os.getuid(), "host_gid": os.getgid()})

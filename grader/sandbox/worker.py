@@ -89,18 +89,21 @@ class TamperGuard:
                 now = self._static(owner, name)
             except AttributeError:
                 now = None
-            if now is not value and not self._by_torch(label, name, now):
+            if now is not value and not self._by_torch(label, name, now, value):
                 found.append(f"{label}.{name}")
         return found
 
-    def _by_torch(self, label: str, name: str, value: Any) -> bool:
-        """Changes torch makes itself: torch.compile patches nn.Module's methods with functions of
-        its own, and set_default_dtype rebinds torch.Storage to one of the typed storages."""
+    def _by_torch(self, label: str, name: str, value: Any, original: Any) -> bool:
+        """Changes torch makes itself: importing torch._dynamo (an optimizer's first step,
+        torch.compile) wraps torch.manual_seed and others in functions of its own around the
+        originals, torch.compile patches nn.Module's methods, and set_default_dtype rebinds
+        torch.Storage to one of the typed storages."""
         if label == "torch" and name == "Storage":
             return isinstance(value, type) and value.__name__.endswith("Storage") and getattr(torch, value.__name__, None) is value
         code = getattr(value, "__code__", None)
-        return (label == "torch.nn.Module" and code is not None
-                and os.path.abspath(code.co_filename).startswith(_TORCH_DIR))
+        if code is None or not os.path.abspath(code.co_filename).startswith(_TORCH_DIR):
+            return False
+        return label == "torch.nn.Module" or getattr(value, "__wrapped__", None) is original
 
     def check(self) -> None:
         changed = self.changed()

@@ -1,0 +1,26 @@
+"""Attack: break the grading machinery by signalling it: SIGKILL to its parent (the fork server),
+SIGSTOP to it, and SIGKILL to the parent's whole process group (the judge's, on the local
+runtime). The reference answer to exercise 10 is graded alongside.
+Honest baseline: 0 for this file.
+Expected: every signal out of the worker's own processes is refused (Landlock scopes signals);
+each check fails saying so; exercise 10 gets full marks. In the container the parent's group is
+that of PID 1, the entry point, which ignores signals from inside the container: killpg is not
+refused there, and kills nothing. Where signals cannot be scoped (see
+test_fork_server_killed_or_stopped_without_landlock), the judge restarts or reports.
+"""
+import os
+import signal
+
+
+def add_feature_bias(x, bias):
+    os.kill(os.getppid(), signal.SIGKILL)
+
+
+def add_sample_bias(x, bias):
+    os.kill(os.getppid(), signal.SIGSTOP)
+
+
+def pairwise_sq_dists(a, b):
+    group = os.getpgid(os.getppid())
+    os.killpg(group, signal.SIGKILL)
+    raise RuntimeError(f"SIGKILL to process group {group}: not refused")

@@ -1,0 +1,764 @@
+"""Adversarial submissions, graded through both runtimes, each with its expected outcome.
+
+Every attack is a real submission under `submissions/<attack>/` whose docstring says what it
+tries, what its honest part earns (the baseline) and what must happen. The attacks are graded in
+batches, many submissions per `grade()` call (one judge for all on the local runtime, one
+container each on docker): a misbehaving submission must not disturb the others graded with it.
+Every batch writes every report (JSON, JUnit, Gradescope, Markdown, HTML); the checks below read
+the reports, not the in-memory result, so "the report says what happened" is what is tested.
+
+For each attack and runtime:
+- the attacked exercise earns exactly what the honest part of the file earns (the checks in
+  `passes`), never more;
+- every other check fails with a message saying what happened (`expect`, a regular expression);
+- the reference answer to exercise 10 graded alongside (`reference_10`) gets full marks;
+- static tampering flags (`flags`) reach the report for the interviewer, with their line;
+- nothing of the hidden checks, the solutions, another candidate's file or the grader's
+  environment (GRADER_TEST_SECRET, planted here) appears in any report.
+
+Known gaps are `xfail(strict=True)` tests named test_known_gap_*: they document what the grader
+does not stop yet, and fail loudly once it does. `test_zz_summary` prints attacks tried and
+contained per runtime.
+
+No conftest: the submissions' own conftest.py files are stored as conftest.py.attack (pytest
+would load a conftest.py under tests/ while collecting) and renamed in the graded copy.
+"""
+from __future__ import annotations
+
+import base64
+import glob
+import html
+import json
+import marshal
+import os
+import re
+import shutil
+import socket
+import struct
+import tarfile
+import threading
+import time
+import tracemalloc
+import uuid
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from grader.grading import grade
+from grader.reports import write_report
+from grader.sandbox.client import GiB, Limits
+
+HERE = Path(__file__).resolve().parent
+SUBMISSIONS = HERE / "submissions"
+ROOT = HERE.parent.parent
+IMAGE = os.environ.get("GRADER_TEST_IMAGE", "torch-grader:latest")
+BASE = os.environ.get("GRADER_TEST_BASE_IMAGE", "torch-grader-base:offline")
+REFERENCE_05 = ROOT / "solutions" / "tensors" / "05_broadcast_bias" / "broadcast_bias.py"
+REFERENCE_10 = ROOT / "solutions" / "autograd" / "10_autograd_basics" / "autograd_basics.py"
+SECRET = f"tg-secret-{uuid.uuid4().hex}"
+MARKERS = ("/tmp/torch-grader-attack-reduce-payload-ran", "/tmp/torch-grader-attack-conftest-ran",
+           "/tmp/torch-grader-attack-zip-slip.py", "/tmp/torch-grader-attack-write-outside")
+FORGERIES = ("FORGED-VERDICT", "REDUCE PAYLOAD RAN", "SUBMITTED CONFTEST RAN", "VICTIM-ANSWER-7f3a")
+
+FEATURE, SAMPLE, PAIRWISE = "test_feature_bias_example", "test_sample_bias_example", "test_pairwise_example"
+DENIED = r"(Permission denied|Operation not permitted|Read-only file system)"
+TIME_LIMIT = r"time limit 2 s exceeded while broadcast_bias\.\w+\(\)"
+PROBE_TAMPERED = r"TamperingDetected: the submission replaced "
+
+TALLY: dict[tuple[str, str], str] = {}  # (runtime, attack) -> contained | known gap
+
+
+@dataclass(frozen=True)
+class Attack:
+    name: str
+    expect: dict[str, str]  # check name (or "*") -> regex its message must match
+    passes: frozenset[str] = frozenset()  # what the honest part earns: exactly these checks pass
+    exercise: str = "05_broadcast_bias"
+    reference_10: bool = False
+    flags: tuple[str, ...] = ()  # static flags expected in the report
+    runtimes: tuple[str, ...] = ("local", "docker")
+    evidence: Callable[[Batch, Attack], None] | None = None  # further checks of what happened
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+# --- evidence: what each attack must not have achieved ---------------------------------------------
+
+def _nothing_arrived(batch: Batch, attack: Attack) -> None:
+    assert batch.evidence["received"] == [], f"a listener on the loopback received {batch.evidence['received']}"
+
+
+def _no_marker(batch: Batch, attack: Attack) -> None:
+    # Under Landlock a worker cannot write /tmp either: any marker on this machine is a failure.
+    assert batch.evidence["markers"] == {}, batch.evidence["markers"]
+
+
+def _no_process_left(batch: Batch, attack: Attack) -> None:
+    assert batch.evidence["leftover_processes"] == [], batch.evidence["leftover_processes"]
+
+
+def _victim_untouched(batch: Batch, attack: Attack) -> None:
+    victim = batch.exercise("victim", "05_broadcast_bias")
+    assert victim["score"] == victim["max_score"] == 10, victim
+
+
+def _judge_memory(batch: Batch, attack: Attack) -> None:
+    # A frame announcing 2 GiB used to make the judge allocate (and zero) 2 GiB at once.
+    assert batch.evidence["judge_peak_rss"] < 1.5 * GiB, f"judge peak RSS {batch.evidence['judge_peak_rss'] / GiB:.1f} GiB"
+
+
+def _nothing_written_outside(batch: Batch, attack: Attack) -> None:
+    for what in ("grader package", "site-packages", "python bin", "own submission", "judge folder", "judge home"):
+        for check in batch.exercise(attack.name, attack.exercise)["checks"]:
+            assert f"{what}: written" not in check["message"], check["message"]
+    leftovers = [p for p in batch.evidence["written_markers"] if "/dev/shm/" not in p]
+    assert leftovers == [], leftovers
+
+
+def _scratch_removed(batch: Batch, attack: Attack) -> None:
+    assert batch.evidence["filled"] == [], batch.evidence["filled"]
+
+
+# --- the attacks --------------------------------------------------------------------------------
+
+PUBLIC_05 = (FEATURE, SAMPLE, PAIRWISE)
+
+MAIN = [
+    Attack("read_hidden", {"*": r"could not read the reference: .*" + DENIED}, reference_10=True,
+           flags=("imports the grader", "runs code built at run time (exec)")),
+    Attack("snoop_secrets", {FEATURE: r"my environment: \{", SAMPLE: r"other processes: .*" + DENIED,
+                             # the fork server's memory is refused, or (no Landlock, same user in the
+                             # container) readable and free of secrets: the reports are scanned
+                             PAIRWISE: r"the fork server's memory \(/proc/\d+/mem\): " + DENIED
+                                       + r"|read \d+ bytes of the fork server's memory"}),
+    Attack("peek_other", {"*": r"found no other answer to copy: .*victim/broadcast_bias\.py: (Permission denied|No such file)"},
+           evidence=_victim_untouched, flags=("runs code built at run time (exec)",)),
+    Attack("victim", {}, passes=frozenset(PUBLIC_05)),
+    Attack("patch_comparisons", {"*": "differs from the expected values"},
+           reference_10=True,
+           flags=("assigns to torch.allclose", "assigns to torch.equal", "assigns to torch.testing.assert_close",
+                  "assigns to torch.Tensor.__eq__", "assigns to numpy.allclose",
+                  "assigns to numpy.testing.assert_allclose", "assigns to pytest.approx", "imports pytest")),
+    Attack("fake_results", {FEATURE: r"forging: .*results\.jsonl: " + DENIED,
+                            SAMPLE: "differs from the expected values", PAIRWISE: "differs from the expected values"}),
+    Attack("exit_early", {FEATURE: r"the worker exited with status 0 while broadcast_bias\.add_feature_bias\(\)",
+                          SAMPLE: r"add_sample_bias\(\) raised SystemExit", PAIRWISE: r"raised KeyboardInterrupt"},
+           reference_10=True, flags=("exits the process (os._exit)",)),
+    Attack("interrupt_at_import", {"*": r"importing broadcast_bias\.py raised KeyboardInterrupt"}, reference_10=True),
+    Attack("lying_tensor", {FEATURE: "differs from the expected values",
+                            SAMPLE: r"malformed data \(tensor size does not match its shape\)",
+                            PAIRWISE: r"expected result to be a torch\.Tensor, got Everything"}),
+    Attack("reduce_payload", {FEATURE: r"expected result to be a torch\.Tensor, got Payload",
+                              SAMPLE: r"expected result to be a torch\.Tensor, got list",
+                              PAIRWISE: r"pairwise_sq_dists\(\) raised Boom"},
+           evidence=_no_marker),
+    Attack("frame_snoop", {"*": r"no expected value in the worker|differs from the expected values"},
+           flags=("reads interpreter frames (sys._getframe)", "walks every live object (gc.get_objects)",
+                  "uses inspect (frame and source introspection)", "uses gc (garbage-collector introspection)")),
+    Attack("hang_c", {"*": TIME_LIMIT}, reference_10=True, flags=("uses ctypes", "sends signals (os.kill)")),
+    Attack("leave_daemons", {PAIRWISE: TIME_LIMIT}, passes=frozenset({FEATURE, SAMPLE}), reference_10=True,
+           evidence=_no_process_left, flags=("forks processes (os.fork)",)),
+    Attack("memory_bomb", {"*": r"out of memory: the worker's memory limit is 1\.0 GiB|can't allocate memory"},
+           reference_10=True),
+    Attack("disk_fill", {FEATURE: r"stopped after \d+ MiB: No space left on device|wrote 1280 MiB|" + TIME_LIMIT,
+                         SAMPLE: "File too large", PAIRWISE: r"made 20000 files|No space left|" + TIME_LIMIT},
+           evidence=_scratch_removed),
+    Attack("output_flood", {"*": r"output limit exceeded: the worker wrote more than 4 MiB to stdout/stderr"},
+           passes=frozenset({PAIRWISE}), reference_10=True),
+    Attack("signal_parent", {"*": r"raised PermissionError: \[Errno 1\] Operation not permitted",
+                             PAIRWISE: r"raised PermissionError: \[Errno 1\] Operation not permitted|"
+                                       r"SIGKILL to process group 1: not refused"}, reference_10=True,
+           flags=("sends signals (os.kill)", "sends signals (os.killpg)")),
+    Attack("channel_garbage", {FEATURE: TIME_LIMIT,
+                               SAMPLE: r"the worker sent malformed data \(malformed message from worker",
+                               PAIRWISE: r"the worker sent malformed data \(message of 4611686018427387904 bytes exceeds"},
+           reference_10=True, evidence=_judge_memory),
+    Attack("network", {FEATURE: r"raised PermissionError: \[Errno 13\] Permission denied",
+                       SAMPLE: r"raised PermissionError: \[Errno 13\] Permission denied",
+                       PAIRWISE: r"raised PermissionError: \[Errno 13\] Permission denied"},
+           evidence=_nothing_arrived),
+    Attack("root_powers", {FEATURE: r"effective capabilities: 0000000000000000",
+                           SAMPLE: r"raised ValueError: not allowed to raise maximum limit",
+                           PAIRWISE: r"raised PermissionError: \[Errno (13|1)\]"}),
+    Attack("write_outside", {"*": r"grader package: " + DENIED}, reference_10=True, evidence=_nothing_written_outside,
+           flags=("imports the grader",)),
+    Attack("submitted_conftest", {"*": r"add_\w+\(\) raised NotImplementedError|pairwise_sq_dists\(\) raised NotImplemented"},
+           evidence=_no_marker),
+]
+ARCHIVES = {  # submissions refused before anything runs; the others in the batch are still graded
+    "zip_slip.zip": r"refused: member '\.\./\.\./torch-grader-attack-zip-slip\.py' would be written outside",
+    "tar_link.tar.gz": r"refused: 'broadcast_bias\.py' is a link",
+    "zip_bomb.zip": r"refused: .*(decompression bomb|more than)",
+}
+HIDDEN = [
+    Attack("probe_forge", {"test_input_left_untouched": PROBE_TAMPERED + r"torch\.equal"}, exercise="10_autograd_basics",
+           passes=frozenset({"test_derivative_of_square", "test_accumulated_twice", "test_descent_example",
+                             "test_known_derivatives[vector]", "test_known_derivatives[matrix]", "test_non_scalar_output",
+                             "test_no_accumulation_across_calls", "test_accumulated_grad", "test_descent_converges",
+                             "test_dtype_follows_input[float32]", "test_dtype_follows_input[float64]"}),
+           flags=("assigns to torch.equal",)),
+    Attack("perf_forge", {"test_sparse_layout_coalesced": PROBE_TAMPERED + r"time\.perf_counter",
+                          "test_never_densifies": PROBE_TAMPERED, "test_grad_matches_dense": PROBE_TAMPERED,
+                          "test_perf_large_graph": PROBE_TAMPERED + r"time\.perf_counter"},
+           exercise="09_sparse_adjacency",
+           passes=frozenset({"test_edges_to_sparse_example", "test_propagate_example", "test_dense_matches_reference[default_weights]",
+                             "test_dense_matches_reference[weighted]", "test_shape_isolated_last_node",
+                             "test_int32_edge_index", "test_propagate_matches_dense[unweighted]",
+                             "test_propagate_matches_dense[weighted]"}),
+           flags=("assigns to time.perf_counter",)),
+    Attack("sparse_bomb", {"*": r"a sparse tensor of shape \(40000, 40000\), whose dense form would take 6\.0 GiB|"
+                                r"NotImplementedError|stale handle|is no longer running"},
+           exercise="09_sparse_adjacency", passes=frozenset({"test_sparse_layout_coalesced"})),
+]
+
+
+# --- grading a batch ----------------------------------------------------------------------------
+
+@dataclass
+class Batch:
+    runtime: str
+    report: dict
+    texts: dict[str, str]  # report kind -> text
+    evidence: dict = field(default_factory=dict)
+
+    def exercise(self, submission: str, exercise: str) -> dict:
+        for ex in self.report["exercises"]:
+            if ex["submission"] == submission and ex["id"] == exercise:
+                return ex
+        raise AssertionError(f"no {exercise} for {submission} in the report")
+
+    def submission(self, name: str) -> dict:
+        return next(s for s in self.report["submissions"] if s["name"] == name)
+
+
+def _copy_submission(name: str, dest: Path, reference_10: bool = False) -> Path:
+    target = dest / name
+    shutil.copytree(SUBMISSIONS / name, target)
+    for stored in target.rglob("*.attack"):
+        stored.rename(stored.with_suffix(""))
+    if reference_10:
+        ref = target / "autograd" / "10_autograd_basics" / "autograd_basics.py"
+        ref.parent.mkdir(parents=True)
+        shutil.copy(REFERENCE_10, ref)
+    return target
+
+
+def _archives(dest: Path, runtime: str) -> list[Path]:
+    victim = (SUBMISSIONS / "victim" / "broadcast_bias.py").read_bytes()
+    slip = dest / "zip_slip.zip"
+    with zipfile.ZipFile(slip, "w") as zf:
+        zf.writestr("zip_slip/broadcast_bias.py", victim)
+        zf.writestr("../../torch-grader-attack-zip-slip.py", b"print('escaped')\n")
+    link = dest / "tar_link.tar.gz"
+    with tarfile.open(link, "w:gz") as tf:
+        info = tarfile.TarInfo("broadcast_bias.py")
+        info.type, info.linkname = tarfile.SYMTYPE, _reference_path(runtime)
+        tf.addfile(info)
+    bomb = dest / "zip_bomb.zip"
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("broadcast_bias.py", b"#" * (300 << 20))
+    return [slip, link, bomb]
+
+
+def _reference_path(runtime: str) -> str:
+    """Where the reference of 05 is, seen by the judge of this runtime."""
+    return str(REFERENCE_05) if runtime == "local" else "/opt/grader/solutions/tensors/05_broadcast_bias/broadcast_bias.py"
+
+
+class _Listeners:
+    """TCP, UDP and Unix-socket listeners on this machine's loopback, recording what arrives."""
+
+    def __init__(self, folder: Path):
+        self.received: list[tuple[str, bytes]] = []
+        self.tcp = socket.create_server(("127.0.0.1", 0))
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", 0))
+        self.unix_path = str(folder / "listener.sock")
+        self.unix = socket.socket(socket.AF_UNIX)
+        self.unix.bind(self.unix_path)
+        self.unix.listen()
+        (folder / "tcp_port.txt").write_text(str(self.tcp.getsockname()[1]))
+        (folder / "udp_port.txt").write_text(str(self.udp.getsockname()[1]))
+        (folder / "unix_path.txt").write_text(self.unix_path)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        import select
+
+        while not self.stop.is_set():
+            ready, _, _ = select.select([self.tcp, self.udp, self.unix], [], [], 0.1)
+            for sock in ready:
+                try:
+                    if sock is self.udp:
+                        self.received.append(("udp", sock.recvfrom(1024)[0]))
+                    else:
+                        conn, _ = sock.accept()
+                        conn.settimeout(1)
+                        with conn:
+                            self.received.append(("tcp" if sock is self.tcp else "unix", conn.recv(1024)))
+                except OSError:
+                    continue
+
+    def close(self) -> list[tuple[str, bytes]]:
+        self.stop.set()
+        self.thread.join()
+        for sock in (self.tcp, self.udp, self.unix):
+            sock.close()
+        return self.received
+
+
+class _JudgeMemory:
+    """Peak resident memory of every judge process on this machine (the container's too: its
+    processes are visible from here) while a batch is graded."""
+
+    def __init__(self):
+        self.peak = 0
+        self.pids: set[str] = set()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        page = os.sysconf("SC_PAGE_SIZE")
+        while not self.stop.wait(0.05):
+            for pid in os.listdir("/proc"):
+                if not pid.isdigit():
+                    continue
+                try:
+                    cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+                    if b"grader.judge\0" in cmd:
+                        stat = Path(f"/proc/{pid}/stat").read_bytes()
+                        if int(stat[stat.rfind(b")") + 2:].split()[1]) == os.getpid():
+                            self.pids.add(pid)  # a local judge of ours (others may run on this machine)
+                        self.peak = max(self.peak, int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page)
+                except (OSError, ValueError, IndexError):
+                    continue
+
+    def close(self) -> int:
+        self.stop.set()
+        self.thread.join()
+        return self.peak
+
+
+def _ax_processes() -> list[str]:
+    found = []
+    for comm in glob.glob("/proc/[0-9]*/comm"):
+        try:
+            name = Path(comm).read_text().strip()
+        except OSError:
+            continue
+        if name.startswith("ax-"):
+            found.append(f"{comm.split('/')[2]}:{name}")
+    return found
+
+
+def _write_outside_markers(dest: Path) -> list[str]:
+    import sys
+
+    import torch
+
+    import grader
+
+    name = "torch-grader-attack-write-outside"
+    return [p for p in (str(Path(grader.__file__).parent / f"{name}.py"), str(Path(torch.__file__).parent.parent / f"{name}.pth"),
+                        str(Path(sys.prefix) / "bin" / name), f"/tmp/{name}", f"/dev/shm/{name}",
+                        *glob.glob(f"/tmp/grader-*/{name}"), *glob.glob(f"{dest}/**/{name}", recursive=True))
+            if os.path.exists(p)]
+
+
+def _run_batch(runtime: str, paths: list[Path], dest: Path, *, visibility: str, timeout_s: float | None,
+               limits: Limits, env: dict[str, str] | None = None, exercises: list[str] | None = None,
+               listeners: _Listeners | None = None) -> Batch:
+    for marker in MARKERS:
+        Path(marker).unlink(missing_ok=True)
+    memory = _JudgeMemory()
+    options = {"image": IMAGE, "gpus": "none"} if runtime == "docker" else {}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GRADER_TEST_SECRET", SECRET)  # in the grader's environment: it must reach no worker, no report
+        for key, value in (env or {}).items():
+            mp.setenv(key, value)
+        run = grade(paths, exercises=exercises, runtime=runtime, visibility=visibility, timeout_s=timeout_s,
+                    limits=limits, runtime_options=options)
+    evidence = {"judge_peak_rss": memory.peak, "judges": memory.pids, "received": listeners.close() if listeners else [],
+                "leftover_processes": _ax_processes(), "written_markers": _write_outside_markers(dest),
+                "filled": glob.glob("/tmp/grader-*/**/fill0.bin", recursive=True),
+                "markers": {m: Path(m).read_text(errors="replace") for m in MARKERS if os.path.exists(m)}}
+    memory.close()
+    for marker in MARKERS:
+        Path(marker).unlink(missing_ok=True)
+    reports = dest / "reports"
+    texts = {}
+    for kind, name in (("json", "report.json"), ("junit", "junit.xml"), ("gradescope", "results.json"),
+                       ("markdown", "summary.md"), ("html", "report.html")):
+        write_report(kind, run, reports / name)
+        texts[kind] = (reports / name).read_text(encoding="utf-8")
+    for path in evidence["written_markers"]:  # leave the machine as it was (the assertion comes later)
+        Path(path).unlink(missing_ok=True)
+    return Batch(runtime, json.loads(texts["json"]), texts, evidence)
+
+
+@pytest.fixture(scope="module")
+def batches(tmp_path_factory):
+    """batches(name, runtime): the batch graded once per module, on first use."""
+    done: dict[tuple[str, str], Batch] = {}
+
+    def get(name: str, runtime: str) -> Batch:
+        if (name, runtime) not in done:
+            dest = tmp_path_factory.mktemp(f"{name}-{runtime}")
+            done[(name, runtime)] = BUILDERS[name](runtime, dest)
+        return done[(name, runtime)]
+
+    yield get
+
+
+def _main(runtime: str, dest: Path) -> Batch:
+    subs = dest / "submissions"
+    subs.mkdir()
+    paths = [_copy_submission(a.name, subs, a.reference_10) for a in MAIN]
+    link = subs / "link_out"
+    link.mkdir()
+    (link / "broadcast_bias.py").symlink_to(_reference_path(runtime))
+    paths += [link, *_archives(subs, runtime)]
+    listeners = _Listeners(subs / "network")
+    try:
+        return _run_batch(runtime, paths, dest, visibility="public", timeout_s=2, limits=Limits(memory_bytes=1 * GiB),
+                          listeners=listeners)
+    finally:
+        listeners.close()
+
+
+def _hidden(runtime: str, dest: Path) -> Batch:
+    names = [a.name for a in HIDDEN] + (["perf_forge_restoring", "probe_snoop"] if runtime == "local" else [])
+    paths = [_copy_submission(name, dest) for name in names]
+    return _run_batch(runtime, paths, dest, visibility="all", timeout_s=None, limits=Limits())
+
+
+def _single_files(runtime: str, dest: Path) -> Batch:
+    shutil.copytree(SUBMISSIONS / "single_file", dest / "single_file")
+    paths = [dest / "single_file" / "peeker.py", dest / "single_file" / "victim.py"]
+    return _run_batch(runtime, paths, dest, visibility="public", timeout_s=2, limits=Limits(), exercises=["05"])
+
+
+NO_LANDLOCK_DOCKER = ("read_hidden", "snoop_secrets", "fake_results", "write_outside")
+
+
+def _no_landlock(runtime: str, dest: Path) -> Batch:
+    """As on a kernel without Landlock (GRADER_LANDLOCK=0): the fork server can be signalled; in
+    the container, users, mounts and the read-only root must hold on their own."""
+    names = ["zygote_killer", *(NO_LANDLOCK_DOCKER if runtime == "docker" else ())]
+    refs = {"zygote_killer", "read_hidden", "write_outside"}
+    paths = [_copy_submission(name, dest, name in refs) for name in names]
+    return _run_batch(runtime, paths, dest, visibility="public", timeout_s=2, limits=Limits(memory_bytes=1 * GiB),
+                      env={"GRADER_LANDLOCK": "0"})
+
+
+BUILDERS = {"main": _main, "hidden": _hidden, "single": _single_files, "no_landlock": _no_landlock}
+
+
+@pytest.fixture(scope="module")
+def image() -> str:
+    """The grading image, (re)built from this checkout (skipped when nothing changed), as in
+    tests/test_docker.py."""
+    try:
+        from grader.image import build_image, docker_client
+
+        docker_client()
+    except Exception as exc:  # noqa: BLE001
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must provide a Docker daemon: {exc}")
+        pytest.skip(f"no Docker daemon: {exc}")
+    build_image(root=ROOT, base_image=BASE, tag=IMAGE, log=lambda msg: None)
+    return IMAGE
+
+
+def _cases(attacks: list[Attack], runtimes: tuple[str, ...] = ("local", "docker")) -> list:
+    return [pytest.param(a, rt, id=f"{a.name}-{rt}", marks=[pytest.mark.docker] if rt == "docker" else [])
+            for rt in runtimes for a in attacks if rt in a.runtimes]
+
+
+def _runtimes(*names: str) -> list:
+    return [pytest.param(rt, id=rt, marks=[pytest.mark.docker] if rt == "docker" else []) for rt in names]
+
+
+def _use(request: pytest.FixtureRequest, runtime: str) -> None:
+    if runtime == "docker":
+        request.getfixturevalue("image")
+
+
+# --- the checks ---------------------------------------------------------------------------------
+
+def assert_contained(batch: Batch, attack: Attack, submission: str | None = None) -> None:
+    name = submission or attack.name
+    ex = batch.exercise(name, attack.exercise)
+    checks = [c for c in ex["checks"] if c["outcome"] != "not_run"]
+    passed = {c["name"] for c in checks if c["outcome"] == "passed"}
+    assert passed == set(attack.passes), (
+        f"{name} on {batch.runtime}: passed {sorted(passed)}, its honest part earns {sorted(attack.passes)}; "
+        + "; ".join(f"{c['name']}: {c['message'][:300]}" for c in checks if c["outcome"] != "passed"))
+    baseline = sum(c["max_score"] for c in checks if c["name"] in attack.passes)
+    assert ex["score"] == pytest.approx(baseline, abs=1e-3), (ex["score"], baseline)
+    for c in checks:
+        if c["outcome"] == "passed":
+            continue
+        assert c["message"].strip(), f"{c['name']} failed without saying why"
+        pattern = attack.expect.get(c["name"], attack.expect.get("*"))
+        if pattern:
+            assert re.search(pattern, c["message"], re.S), f"{name} {c['name']} on {batch.runtime}: {c['message'][:1500]}"
+    if attack.reference_10:
+        ref = batch.exercise(name, "10_autograd_basics")
+        assert ref["score"] == ref["max_score"] == 10, [(c["name"], c["message"][:200]) for c in ref["checks"]]
+    for flag in attack.flags:
+        found = [f for f in ex["flags"] if flag in f["message"] and f["line"] > 0]
+        assert found, f"{name}: no flag {flag!r} in {ex['flags']}"
+        assert f"{attack.exercise} line {found[0]['line']}: {found[0]['message']}" in batch.texts["markdown"]
+        assert html.escape(found[0]["message"]) in batch.texts["html"]
+    if attack.evidence is not None:
+        attack.evidence(batch, attack)
+
+
+@pytest.mark.parametrize(("attack", "runtime"), _cases(MAIN))
+def test_attack_is_contained(attack, runtime, request, batches):
+    _use(request, runtime)
+    assert_contained(batches("main", runtime), attack)
+    TALLY[(runtime, attack.name)] = "contained"
+
+
+@pytest.mark.parametrize(("archive", "runtime"), [
+    pytest.param(name, rt, id=f"{name}-{rt}", marks=[pytest.mark.docker] if rt == "docker" else [])
+    for rt in ("local", "docker") for name in [*ARCHIVES, "link_out"]])
+def test_hostile_archive_or_link_is_refused(archive, runtime, request, batches):
+    _use(request, runtime)
+    batch = batches("main", runtime)
+    if archive == "link_out":
+        ex = batch.exercise("link_out", "05_broadcast_bias")
+        assert ex["score"] == 0 and ex["problem"] == "broadcast_bias.py is a symbolic link: refused; submit the file itself"
+        assert all("symbolic link: refused" in c["message"] for c in ex["checks"])
+    else:
+        sub = batch.submission(archive.removesuffix(".zip").removesuffix(".tar.gz"))
+        assert sub["score"] == 0 and re.search(ARCHIVES[archive], sub["error"]), sub
+        assert "/tmp/torch-grader-attack-zip-slip.py" not in batch.evidence["markers"]
+    TALLY[(runtime, archive)] = "contained"
+
+
+@pytest.mark.parametrize("runtime", _runtimes("local", "docker"))
+def test_reports_are_complete_and_leak_nothing(runtime, request, batches):
+    """Every report is written, names every submission, and holds no secret, no hidden line, no
+    forged verdict."""
+    _use(request, runtime)
+    batch = batches("main", runtime)
+    names = {s["name"] for s in batch.report["submissions"]}
+    assert names == {a.name for a in MAIN} | {"link_out", "zip_slip", "tar_link", "zip_bomb"}
+    hidden = _hidden_lines()
+    for kind, text in batch.texts.items():
+        for variant in (text, html.unescape(text)):
+            assert SECRET not in variant, f"the planted secret reached the {kind} report"
+            for forged in FORGERIES:
+                assert forged not in variant, f"{forged!r} reached the {kind} report"
+            leaked = [line for line in hidden if line in variant]
+            assert not leaked, f"hidden lines in the {kind} report: {leaked[:3]}"
+    notes = " ".join(batch.report["environment"]["notes"])
+    assert "RAN" not in notes, notes
+    TALLY[(runtime, "secrets and hidden checks stay out of reports")] = "contained"
+
+
+def _hidden_lines() -> set[str]:
+    """Lines of the pilot exercises' hidden checks and solutions that nothing public or submitted holds."""
+    public = set()
+    for path in [*ROOT.glob("exercises/*/*/test_public.py"), *ROOT.glob("exercises/*/*/[!t]*.py"),
+                 *SUBMISSIONS.rglob("*.py"), *SUBMISSIONS.rglob("*.attack")]:
+        public |= {line.strip() for line in path.read_text().splitlines()}
+    secret = set()
+    for ex in ("tensors/05_broadcast_bias", "autograd/10_autograd_basics", "tensors/09_sparse_adjacency"):
+        for path in [ROOT / "exercises" / ex / "test_hidden.py", *(ROOT / "solutions" / ex).glob("*.py")]:
+            secret |= {line.strip() for line in path.read_text().splitlines() if len(line.strip()) >= 24}
+    return secret - public
+
+
+@pytest.mark.parametrize("runtime", _runtimes("local", "docker"))
+def test_nothing_is_left_behind(runtime, request, batches):
+    _use(request, runtime)
+    batch = batches("main", runtime)
+    assert _ax_processes() == []
+    assert batch.evidence["judges"] or runtime == "docker", "no judge was seen running"
+    alive = [pid for pid in batch.evidence["judges"] if os.path.exists(f"/proc/{pid}")]
+    assert alive == [], f"judges still running: {alive}"
+    if runtime == "docker":
+        from grader.image import docker_client
+        from grader.runtimes.docker import LABEL
+
+        ours = {a.name for a in MAIN} | {"link_out"}
+        left = [c.name for c in docker_client().containers.list(all=True, filters={"label": LABEL})
+                if c.labels.get(f"{LABEL}.candidate") in ours]
+        assert left == [], left
+    TALLY[(runtime, "nothing left running")] = "contained"
+
+
+@pytest.mark.parametrize(("attack", "runtime"), _cases(HIDDEN))
+def test_forged_observation_is_refused(attack, runtime, request, batches):
+    """Probes observe the candidate's code in the worker; a submission that replaces what they
+    rely on must not turn their observations into points."""
+    _use(request, runtime)
+    assert_contained(batches("hidden", runtime), attack)
+    TALLY[(runtime, attack.name)] = "contained"
+
+
+@pytest.mark.parametrize("runtime", _runtimes("local", "docker"))
+def test_single_file_submissions_cannot_read_each_other(runtime, request, batches):
+    _use(request, runtime)
+    batch = batches("single", runtime)
+    peeker = batch.exercise("peeker", "05_broadcast_bias")
+    assert peeker["score"] == 0
+    assert all(re.search(r"(Permission denied|No such file or directory): '[^']*/victim\.py'", c["message"])
+               for c in peeker["checks"]), [c["message"][:300] for c in peeker["checks"]]
+    victim = batch.exercise("victim", "05_broadcast_bias")
+    assert victim["score"] == victim["max_score"] == 10
+    assert "VICTIM-ANSWER-7f3a" not in json.dumps(batch.report)
+    TALLY[(runtime, "single_file peek")] = "contained"
+
+
+@pytest.mark.parametrize("runtime", _runtimes("local", "docker"))
+def test_fork_server_killed_or_stopped_without_landlock(runtime, request, batches):
+    """Without Landlock's signal scoping a worker can kill (SIGKILL) or stop (SIGSTOP) the fork
+    server. Local: replaced and reported, everything else graded. Docker: reported, and the
+    later checks fail saying why (the judge cannot start processes as the worker's user)."""
+    _use(request, runtime)
+    batch = batches("no_landlock", runtime)
+    notes = batch.report["environment"]["notes"]
+    ex = batch.exercise("zygote_killer", "05_broadcast_bias")
+    ref = batch.exercise("zygote_killer", "10_autograd_basics")
+    by_name = {c["name"]: c for c in ex["checks"]}
+    assert "fork server was killed" in by_name[FEATURE]["message"], by_name[FEATURE]["message"]
+    assert any("the worker fork server was killed" in n and "zygote_killer" in n for n in notes), notes
+    if runtime == "local":
+        assert any("the worker fork server was stopped (SIGSTOP): it is restarted" in n for n in notes), notes
+        assert by_name[SAMPLE]["outcome"] == "failed" and "differs from the expected values" in by_name[SAMPLE]["message"]
+        assert by_name[PAIRWISE]["outcome"] == "passed"  # a fresh fork server served the honest check
+        assert ref["score"] == ref["max_score"] == 10
+        assert batch.report["duration_s"] < 60  # a stopped fork server is noticed at once, not after 30 s
+    else:
+        later = [c for c in ex["checks"] + ref["checks"] if c["name"] != FEATURE]
+        assert all("cannot be restarted inside the container" in c["message"] for c in later), \
+            [c["message"] for c in later]
+        assert ex["score"] == 0 and ref["score"] == 0
+    TALLY[(runtime, "zygote_killer (no Landlock)")] = "contained" if runtime == "local" else "reported"
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("name", NO_LANDLOCK_DOCKER)
+def test_container_walls_hold_without_landlock(name, image, batches):
+    """The container's own walls (two users, read-only root and submission, no network, the
+    judge's private folders) contain the attacks when the worker has no Landlock."""
+    batch = batches("no_landlock", "docker")
+    attack = next(a for a in MAIN if a.name == name)
+    assert_contained(batch, attack)
+    for text in batch.texts.values():
+        assert SECRET not in text
+    TALLY[("docker", f"{name} (no Landlock)")] = "contained"
+
+
+def test_announced_size_is_not_allocated():
+    """The judge's receive buffer grows with what arrives, not with what a worker announces."""
+    from grader.sandbox.protocol import ChannelTimeout, recv_msg
+
+    judge, worker = socket.socketpair()
+    worker.sendall(struct.pack("<Q", (1 << 31) - 1) + b"x" * 100)
+    tracemalloc.start()
+    try:
+        with pytest.raises(ChannelTimeout):
+            recv_msg(judge, deadline=time.monotonic() + 0.3)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+        judge.close()
+        worker.close()
+    assert peak < 8 << 20, f"{peak >> 20} MiB allocated for 108 bytes received"
+
+
+def test_torch_changing_itself_is_not_tampering():
+    """The probe guard must not fail honest code: torch rebinds some of its own attributes
+    (an optimizer's first step, set_default_dtype, torch.compile), which is not the candidate
+    replacing them."""
+    import subprocess
+    import sys
+
+    script = """if True:
+        import time, torch
+        from grader.sandbox.zygote import _warm_up
+        _warm_up(torch, optimizers=False)
+        from grader.sandbox.worker import TamperGuard
+        guard = TamperGuard()
+        layer = torch.nn.Linear(2, 2)
+        layer(torch.ones(1, 2)).sum().backward()
+        torch.optim.SGD(layer.parameters(), lr=0.1).step()  # imports torch._dynamo, which wraps manual_seed
+        torch.set_default_dtype(torch.float64)
+        torch.compile(torch.nn.Linear(2, 2), backend="eager")(torch.ones(1, 2))
+        torch.manual_seed(1)
+        assert guard.changed() == [], guard.changed()
+        time.perf_counter = lambda: 0.0
+        torch.Tensor.to_dense = lambda self: self
+        assert sorted(guard.changed()) == ["time.perf_counter", "torch.Tensor.to_dense"], guard.changed()
+    """
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-2000:]
+
+
+# --- known gaps: what the grader does not stop yet ---------------------------------------------------
+
+@pytest.mark.xfail(strict=True, reason="exercise 09's perf check times normalized_propagate with "
+                   "time.perf_counter inside the worker; a clock that restores itself before the probe ends is "
+                   "not seen. Fix: time from the judge, around the remote call (see the report).")
+def test_known_gap_worker_side_timing(batches):
+    batch = batches("hidden", "local")
+    TALLY[("local", "perf_forge_restoring")] = "known gap"
+    perf = next(c for c in batch.exercise("perf_forge_restoring", "09_sparse_adjacency")["checks"]
+                if c["name"] == "test_perf_large_graph")
+    assert perf["duration_s"] > 8  # it really was slow...
+    assert perf["outcome"] == "failed", "an 8 s answer passed a 3 s perf check"
+
+
+@pytest.mark.xfail(strict=True, reason="a check's message carries the candidate's exception text; a "
+                   "submission can put a probe's compiled code (hidden check code) in it, and the report shows it.")
+def test_known_gap_messages_carry_probe_code(batches):
+    batch = batches("hidden", "local")
+    TALLY[("local", "probe_snoop")] = "known gap"
+    leaked = []
+    for check in batch.exercise("probe_snoop", "05_broadcast_bias")["checks"]:
+        match = re.search(r"PROBE-CODE:([A-Za-z0-9+/=]+):END", check["message"])
+        if match:
+            code = marshal.loads(base64.b64decode(match.group(1)))
+            leaked.append(f"{code.co_name} from {Path(code.co_filename).name}")
+    assert not leaked, f"hidden check code in the report: {leaked}"
+
+
+@pytest.mark.xfail(strict=True, reason="the local worker may write /dev/shm (shared memory for torch and "
+                   "multiprocessing), and what it leaves there outlives the check")
+def test_known_gap_dev_shm(batches):
+    batch = batches("main", "local")
+    TALLY[("local", "write_outside: /dev/shm")] = "known gap"
+    written = [c["message"] for c in batch.exercise("write_outside", "05_broadcast_bias")["checks"]
+               if "dev shm: written" in c["message"]]
+    assert not written, "the worker left a file in /dev/shm"
+
+
+def test_zz_summary(capsys):
+    """The closing figure: attacks tried and contained, per runtime."""
+    lines = []
+    for runtime in ("local", "docker"):
+        mine = {k[1]: v for k, v in TALLY.items() if k[0] == runtime}
+        if not mine:
+            continue
+        contained = sum(v in ("contained", "reported") for v in mine.values())
+        reported = sorted(k for k, v in mine.items() if v == "reported")
+        gaps = sorted(k for k, v in mine.items() if v == "known gap")
+        lines.append(f"{runtime}: {len(mine)} attacks tried, {contained} contained"
+                     + (f" ({len(reported)} of them by reporting it: {', '.join(reported)})" if reported else "")
+                     + (f", {len(gaps)} known gaps ({', '.join(gaps)})" if gaps else ""))
+    with capsys.disabled():
+        print("\n" + "\n".join(lines or ["no attack ran"]))
+
