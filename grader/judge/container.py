@@ -19,6 +19,7 @@ import sys
 import time
 from pathlib import Path
 
+from grader.judge.run import warm_ups
 from grader.sandbox.client import scrubbed_env
 
 
@@ -79,6 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     judge_home.mkdir(mode=0o700)
     os.chown(judge_home, judge.pw_uid, judge.pw_gid)
 
+    features = ",".join(warm_ups(spec)) or "none"  # read as root: the worker user cannot see exercises/
     parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     zygote_pid = os.fork()
     if zygote_pid == 0:
@@ -88,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             os.set_inheritable(child.fileno(), True)
             os.chdir(scratch_root)
             os.execve(sys.executable, [sys.executable, "-I", "-B", "-m", "grader.sandbox.zygote",
-                                       str(child.fileno()), scratch_root], scrubbed_env(scratch_root))
+                                       str(child.fileno()), scratch_root, features], scrubbed_env(scratch_root))
         finally:
             os._exit(70)
     child.close()

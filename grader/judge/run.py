@@ -23,17 +23,24 @@ filterwarnings =
 """
 
 
-def _uses_optimizers(spec: dict) -> bool:
-    """Whether the fork server should pre-import what an optimizer's first step needs (1.3 s once,
-    instead of in every worker): yes when any exercise's stub or checks mention torch.optim."""
+_WARM_UPS = {
+    # feature: words that, in an exercise's stub or checks, say its workers will need it
+    "autograd": ("autograd", "backward", "requires_grad", "gradcheck"),  # grad_outputs imports sympy
+    "optim": ("optim",),  # an optimizer's first step imports torch._dynamo (1.3 s)
+}
+
+
+def warm_ups(spec: dict) -> list[str]:
+    """What the fork server should pre-import once (instead of in every worker), judged from the
+    exercises' own files; nothing the checks do not need sits on the start-up's critical path."""
+    text = ""
     for ex in spec["exercises"]:
         for path in Path(ex["dir"]).glob("*.py"):
             try:
-                if "optim" in path.read_text(encoding="utf-8", errors="replace"):
-                    return True
+                text += path.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
-    return False
+    return [feature for feature, words in _WARM_UPS.items() if any(word in text for word in words)]
 
 
 def run_judge(spec: dict) -> int:
@@ -46,7 +53,7 @@ def run_judge(spec: dict) -> int:
     # In the container the fork server was started by the entry point as another user.
     attach = os.environ.pop("GRADER_ZYGOTE_FD", None)
     zygote = Zygote(scratch_root, attach_fd=int(attach) if attach else None,
-                    warm_optimizers=_uses_optimizers(spec))
+                    warm_ups=warm_ups(spec))
     zygote.start()
     try:
         import pytest

@@ -41,9 +41,10 @@ class Zygote:
     signal scoping). That is noticed within a quarter of a second, recorded in `incidents` for
     the report, and the fork server is replaced when this process started it."""
 
-    def __init__(self, scratch_root: str, attach_fd: int | None = None, warm_optimizers: bool = True):
+    def __init__(self, scratch_root: str, attach_fd: int | None = None,
+                 warm_ups: tuple[str, ...] | list[str] = ("autograd", "optim")):
         self.scratch_root = scratch_root
-        self.warm_optimizers = warm_optimizers
+        self.warm_ups = list(warm_ups)
         self.proc: subprocess.Popen | None = None
         self.ctrl: socket.socket | None = None
         self.ready = False
@@ -62,7 +63,7 @@ class Zygote:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.proc = subprocess.Popen(
             [sys.executable, "-I", "-B", "-m", "grader.sandbox.zygote", str(child.fileno()), self.scratch_root,
-             "optim" if self.warm_optimizers else "basic"],
+             ",".join(self.warm_ups) or "none"],
             pass_fds=[child.fileno()], env=scrubbed_env(self.scratch_root), cwd=self.scratch_root,
             stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
         )
