@@ -690,7 +690,7 @@ def test_torch_changing_itself_is_not_tampering():
     script = """if True:
         import time, torch
         from grader.sandbox.zygote import _warm_up
-        _warm_up(torch, optimizers=False)
+        _warm_up(torch, {"autograd"})
         from grader.sandbox.worker import TamperGuard
         guard = TamperGuard()
         layer = torch.nn.Linear(2, 2)
