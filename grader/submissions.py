@@ -9,7 +9,6 @@ failing that, by a unique `<name>.py` anywhere in the submission.
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import tarfile
 import tempfile
@@ -212,6 +211,3 @@ def _ambiguous(ex: Exercise, paths: list[Path], root: Path) -> str:
     shown = ", ".join(str(p.relative_to(root)) for p in paths[:4])
     return f"several files could be {ex.name}.py ({shown}): keep one, or use the layout {ex.layout_path}"
 
-
-def copy_tree(src: Path, dest: Path) -> None:
-    shutil.copytree(src, dest, symlinks=True)

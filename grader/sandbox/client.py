@@ -11,7 +11,7 @@ import signal
 import socket
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from grader.sandbox import codec
@@ -128,7 +128,6 @@ class Worker:
     scratch: str = ""
     _sock: socket.socket | None = None
     _drain: _OutputDrain | None = None
-    _last_status: dict = field(default_factory=dict, repr=False)
     _oom_before: int | None = None
 
     def make_handle(self, ref: codec.Ref) -> RemoteHandle:
@@ -237,7 +236,6 @@ class Worker:
             self._sock = None
         if self._drain is not None:
             self._drain.join(timeout=2)
-        self._last_status = status
         return describe_exit(status)
 
 

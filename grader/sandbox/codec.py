@@ -159,11 +159,9 @@ def encode(obj: Any, register: Callable[[Any], Ref]) -> bytes:
 class Decoder:
     """Judge side: rebuilds data from (header, buffers); `make_handle` turns Refs into handles."""
 
-    def __init__(self, buffers: list[memoryview], make_handle: Callable[[Ref], Any] | None = None,
-                 keep_requires_grad: bool = True):
+    def __init__(self, buffers: list[memoryview], make_handle: Callable[[Ref], Any] | None = None):
         self.buffers = buffers
         self.make_handle = make_handle
-        self.keep_requires_grad = keep_requires_grad
         self._ntuple_types: dict[tuple, type] = {}
 
     def decode(self, node: Any, depth: int = 0) -> Any:
@@ -281,7 +279,7 @@ class Decoder:
                 t = torch.empty(shape, dtype=dtype)
             if device.type != "cpu":
                 t = t.to(device)
-        if self.keep_requires_grad and node.get("requires_grad") and (t.is_floating_point() or t.is_complex()):
+        if node.get("requires_grad") and (t.is_floating_point() or t.is_complex()):
             t.requires_grad_(True)
             if "grad" in node:
                 t.grad = self._tensor(node["grad"], depth + 1).detach()
@@ -314,8 +312,7 @@ def _dtype(name: Any) -> torch.dtype:
     return dt
 
 
-def decode(data: bytes | memoryview, make_handle: Callable[[Ref], Any] | None = None,
-           keep_requires_grad: bool = True) -> Any:
+def decode(data: bytes | memoryview, make_handle: Callable[[Ref], Any] | None = None) -> Any:
     """Rebuild the data encoded by `encode`. Raises CodecError on anything malformed."""
     view = memoryview(data)
     try:
@@ -333,7 +330,7 @@ def decode(data: bytes | memoryview, make_handle: Callable[[Ref], Any] | None = 
             offset += blen
         if offset != len(view):
             raise CodecError("trailing bytes")
-        return Decoder(buffers, make_handle, keep_requires_grad).decode(header["v"])
+        return Decoder(buffers, make_handle).decode(header["v"])
     except CodecError:
         raise
     except (struct.error, ValueError, KeyError, TypeError, RecursionError) as exc:

@@ -48,7 +48,6 @@ class Zygote:
         self.proc: subprocess.Popen | None = None
         self.ctrl: socket.socket | None = None
         self.ready = False
-        self.restarts = 0
         self.pid: int | None = None
         self.lost: str | None = None  # why the fork server stopped answering
         self.incidents: list[str] = []  # for the report; the judge drains it after each check
@@ -122,7 +121,6 @@ class Zygote:
                                    f"this check could not run")
         elif self.lost or self.proc is None or self.proc.poll() is not None:
             if self.proc is not None:
-                self.restarts += 1
                 self._lose("died")
                 self.close(kill=True)
             self.start()
