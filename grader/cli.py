@@ -178,6 +178,8 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, timeout_s: 
 @click.option("--gpus", default="auto", show_default=True,
               help="Docker runtime: auto (a GPU when the daemon can give one), none, all, or ids such as 0,1.")
 @click.option("--require-gpu", is_flag=True, help="Fail instead of grading on CPU when no GPU is available.")
+@click.option("--allow-stale-image", is_flag=True,
+              help="Docker: grade with an image not built from this checkout (refused by default; noted in reports).")
 @click.option("--fail-under", type=click.FloatRange(0, 100), default=None,
               help="Exit with code 3 when the total score is under this percentage.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the score table.")
@@ -185,7 +187,7 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, timeout_s: 
 @limit_options
 @handle_errors
 def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str, image: str | None, gpus: str,
-              require_gpu: bool, fail_under: float | None,
+              require_gpu: bool, allow_stale_image: bool, fail_under: float | None,
               quiet: bool, json_path: Path | None, junit_path: Path | None, gradescope_path: Path | None,
               markdown_path: Path | None, markdown_limit: int, html_path: Path | None, timeout_s: float | None,
               memory_gb: float) -> None:
@@ -204,11 +206,12 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
     from grader.runtimes.docker import GpuRequest
 
     GpuRequest.parse(gpus)  # a bad --gpus is a usage error whatever the runtime
-    options = {"image": image or DEFAULT_TAG, "gpus": gpus, "require_gpu": require_gpu}
+    options = {"image": image or DEFAULT_TAG, "gpus": gpus, "require_gpu": require_gpu,
+               "allow_stale_image": allow_stale_image}
     run = grade(list(paths), exercises=list(exercises) or None, runtime=runtime, timeout_s=timeout_s,
                 limits=_limits(memory_gb), runtime_options=options)
     for note in run.environment.notes:
-        if note.startswith("no Docker daemon"):
+        if note.startswith(("no Docker daemon", "the grading image", "graded with a stale image")):
             click.echo(f"Warning: {note}", err=True)
     if require_gpu and not run.environment.gpus:
         click.echo("Error: --require-gpu: no GPU was available to grade on", err=True)

@@ -37,3 +37,7 @@ class SubmissionError(UsageError):
 
 class RuntimeUnavailable(GraderError):
     """The requested runtime cannot run here (no Docker daemon, no image)."""
+
+
+class StaleImage(GraderError):
+    """The grading image was not built from this checkout (its checks may differ)."""

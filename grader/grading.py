@@ -56,8 +56,10 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
     selected = catalog.select(options.exercises)
     started = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
     t0 = time.monotonic()
-    runtime_name, warning = resolve_runtime(options.runtime, options.runtime_options.get("image"))
+    runtime_name, warning = resolve_runtime(options.runtime, options.runtime_options.get("image"), catalog.root,
+                                            bool(options.runtime_options.get("allow_stale_image")))
     runtime = get_runtime(runtime_name, **(options.runtime_options if runtime_name == "docker" else {}))
+    stale = runtime.check_image(catalog.root) if runtime_name == "docker" else None
     with contextlib.ExitStack() as stack:
         candidates: list[tuple[str, Path, dict[str, CandidateFile] | None, str | None]] = []
         labels: set[str] = set()
@@ -99,6 +101,8 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
             results.append(SubmissionResult(name=label, path=str(root), exercises=exercises))
     if warning:
         output.notes.insert(0, warning)
+    if stale:
+        output.notes.insert(0, stale)
     output.notes += [f"exercise {name} was skipped: {problem}" for name, problem in catalog.problems.items()]
     env = environment(runtime.name, output)
     return GradeRun(submissions=tuple(results), environment=env, started_at=started,
@@ -136,9 +140,11 @@ def build_exercise(ex: Exercise, label: str, root: Path, cand: CandidateFile, ou
     problem = cand.problem
     if not rows:
         why = output.error or "the judge recorded no checks for this exercise"
+        # The judge's log may quote hidden checks: it stays on the grader's side, named only.
+        kept = keep_judge_log(output)
         rows.append({"name": "grading", "kind": "value", "weight": 1.0, "visibility": "hidden", "outcome": "error",
-                     "message": why + (f"\n{output.log[-1500:]}" if output.log else ""), "duration_s": 0.0,
-                     "file": "", "line": 0})
+                     "message": why + (f" (the judge's log is kept for the interviewer in {kept})" if kept else ""),
+                     "duration_s": 0.0, "file": "", "line": 0})
         problem = problem or why
     checks_out = score_checks(ex.points, rows)
     file = None
@@ -150,3 +156,21 @@ def build_exercise(ex: Exercise, label: str, root: Path, cand: CandidateFile, ou
     return ExerciseResult(id=ex.id, title=ex.title, track=ex.track, difficulty=ex.difficulty, points=ex.points,
                           file=file, checks=tuple(checks_out), problem=problem,
                           flags=tuple(Flag(f["line"], f["message"]) for f in static.get("flags", [])))
+
+
+def keep_judge_log(output: JudgeOutput) -> str | None:
+    """Write the judge's log (once per run) to a private file on this machine and return its path:
+    reports name it, never quote it (it may hold lines of hidden checks)."""
+    if not output.log:
+        return None
+    if output.log_file is None:
+        import os
+        import tempfile
+
+        folder = Path(tempfile.gettempdir()) / f"torch-grader-logs-{os.getuid()}"
+        folder.mkdir(mode=0o700, exist_ok=True)
+        fd, name = tempfile.mkstemp(prefix="judge-", suffix=".log", dir=folder)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(output.log)
+        output.log_file = name
+    return output.log_file

@@ -21,6 +21,7 @@ import pytest
 import torch
 
 from grader.catalog import CHECK_KINDS
+from grader.judge import source
 from grader.judge.proxy import Submission, SubmissionProblem
 from grader.judge.static import StaticView
 from grader.sandbox import privileges
@@ -28,6 +29,9 @@ from grader.sandbox.client import Limits, WorkerFailure, Zygote
 from grader.sandbox.handles import RemoteError
 
 MAX_MESSAGE = 3000
+MAX_FLAGS = 50  # static flags per file in a record
+MAX_FLAG_TEXT = 300
+MAX_RECORD = 256 << 10  # one results line; `runtimes.base.read_records` skips longer lines
 
 
 class JudgePlugin:
@@ -56,7 +60,12 @@ class JudgePlugin:
     # --- output ----------------------------------------------------------------------------------
 
     def emit(self, record: dict) -> None:
-        self.out.write(json.dumps(record) + "\n")
+        """Append one JSON line. A record can never be big enough to cost other verdicts: its
+        strings are cut, and a line still over MAX_RECORD is replaced by a failure of that check."""
+        line = json.dumps(record)
+        if len(line) > MAX_RECORD:
+            line = json.dumps(_shrunk(record))
+        self.out.write(line + "\n")
         self.out.flush()
 
     def exercise_of(self, path: Path) -> dict | None:
@@ -82,10 +91,13 @@ class JudgePlugin:
         record: dict[str, Any] = {"type": "static", "candidate": label, "exercise": ex_id, "flags": []}
         if entry.get("path") and not entry.get("problem"):
             try:
-                view = StaticView(Path(entry["path"]), Path(entry["path"]).read_bytes().decode("utf-8"))
-                record["flags"] = [f.to_dict() for f in view.tampering()]
-            except (UnicodeDecodeError, SyntaxError, ValueError, OSError):
-                pass
+                path = Path(entry["path"])
+                flags = StaticView(path, source.read(path)).tampering()
+            except Exception:  # noqa: BLE001 - the file's checks report why it cannot be read or parsed
+                flags = []
+            record["flags"] = [{"line": f.line, "message": f.message[:MAX_FLAG_TEXT]} for f in flags[:MAX_FLAGS]]
+            if len(flags) > MAX_FLAGS:
+                record["flags"].append({"line": 0, "message": f"and {len(flags) - MAX_FLAGS} more flags"})
         self.emit(record)
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
@@ -156,13 +168,14 @@ class JudgePlugin:
         submission.close()
 
     def check_sandbox(self, applied: Any) -> None:
-        """Record once if a worker could not apply the sandbox the judge expected."""
-        if self.sandbox_reported or applied == self.landlock_abi:
+        """Record once if a worker did not apply the sandbox the judge expected. What the worker
+        says is only compared, never shown: the note is the judge's own words."""
+        if self.sandbox_reported or (type(applied) is int and applied == self.landlock_abi):
             return
         self.sandbox_reported = True
-        what = applied if isinstance(applied, str) else f"Landlock ABI {applied} instead of {self.landlock_abi}"
-        self.emit({"type": "note", "message": f"a worker could not apply its whole sandbox ({what}): it ran with "
-                                              f"the other protections only"})
+        self.emit({"type": "note", "message": "a worker reported that it could not apply its whole sandbox "
+                                              f"(Landlock ABI {self.landlock_abi} expected): it ran with the "
+                                              "other protections only"})
 
     @pytest.fixture
     def seed(self) -> int:
@@ -281,3 +294,16 @@ def classify(exc: BaseException, tb: Any, when: str, test_path: Path) -> tuple[s
             text = text.split("\nassert ", 1)[0]
         return "failed", text, line
     return "failed", f"{type(exc).__name__}: {exc}", line
+
+
+def _shrunk(record: dict) -> dict:
+    """A record that fits in a results line: long strings cut; a check whose record is still too
+    big fails (only that check)."""
+    out = {k: (v[:2000] if isinstance(v, str) else v) for k, v in record.items() if k != "flags"}
+    if "flags" in record:
+        out["flags"] = [{"line": 0, "message": "static flags dropped: too large for a results line"}]
+    if len(json.dumps(out)) > MAX_RECORD:
+        out = {k: v for k, v in out.items() if not isinstance(v, (list, dict))}
+    if out.get("type") == "check":
+        out.update(outcome="failed", message="the result of this check was too large to record")
+    return out

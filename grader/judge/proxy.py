@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from grader.judge import source as source_module
 from grader.judge.static import StaticView
 from grader.sandbox.client import CandidateImportError, Limits, Worker, WorkerFailure, Zygote
 from grader.sandbox.codec import Ref
@@ -69,13 +70,10 @@ class Submission:
         if self._static is None:
             path = self._require_file()
             try:
-                source = path.read_bytes().decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise SubmissionProblem(f"{path.name} is not valid UTF-8 ({exc.reason} at byte {exc.start}): "
-                                        f"save it as UTF-8") from None
-            view = StaticView(path, source)
-            try:
+                view = StaticView(path, source_module.read(path))
                 view.tree  # noqa: B018 - parsing is the point
+            except source_module.SourceProblem as exc:
+                raise SubmissionProblem(str(exc)) from None
             except SyntaxError as exc:
                 raise SubmissionProblem(f"{path.name} has a syntax error at line {exc.lineno}: {exc.msg}") from None
             self._static = view

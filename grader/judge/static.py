@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from grader.judge.source import parse as parse_source
+
 _TAMPER_ROOTS = {"torch", "numpy", "builtins", "pytest", "grader"}
 _SUSPECT_IMPORTS = {"ctypes": "uses ctypes", "gc": "uses gc (garbage-collector introspection)",
                     "inspect": "uses inspect (frame and source introspection)",
@@ -53,7 +55,7 @@ class StaticView:
 
     @cached_property
     def tree(self) -> ast.Module:
-        return ast.parse(self.source, filename=str(self.path))
+        return parse_source(self.path, self.source)
 
     @cached_property
     def aliases(self) -> dict[str, str]:

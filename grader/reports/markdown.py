@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from grader.reports import safe
 from grader.results import GradeRun, fmt_points
 
 STEP_SUMMARY_LIMIT = 1024 * 1024  # GitHub's cap for a step summary
@@ -24,7 +25,7 @@ def parse_limit(value: str | int) -> int:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return safe.markdown(text)
 
 
 def render(run: GradeRun, limit: int = STEP_SUMMARY_LIMIT) -> str:
@@ -34,7 +35,7 @@ def render(run: GradeRun, limit: int = STEP_SUMMARY_LIMIT) -> str:
     body: list[str] = []
     for sub in run.submissions:
         if len(run.submissions) > 1:
-            body += [f"### {sub.name}: {fmt_points(sub.score)} / {fmt_points(sub.max_score)} ({sub.percent:g} %)", ""]
+            body += [f"### {_cell(sub.name)}: {fmt_points(sub.score)} / {fmt_points(sub.max_score)} ({sub.percent:g} %)", ""]
         if sub.error:
             body += [f"**Not graded:** {_cell(sub.error)}", ""]
             continue
@@ -50,7 +51,7 @@ def render(run: GradeRun, limit: int = STEP_SUMMARY_LIMIT) -> str:
             body += ["<details><summary>Failing checks</summary>", ""]
             for ex, c in failing:
                 first = c.message.splitlines()[0] if c.message else c.outcome
-                body.append(f"- **{ex.id}** `{c.name}` ({c.kind}, {c.file}:{c.line}): {_cell(first)[:300]}")
+                body.append(f"- **{ex.id}** `{c.name}` ({c.kind}, {c.file}:{c.line}): {_cell(first[:300])}")
             body += ["", "</details>", ""]
         flagged = [(ex, f) for ex in sub.exercises for f in ex.flags]
         if flagged:

@@ -65,7 +65,7 @@ class DockerRuntime(Runtime):
 
     def __init__(self, image: str = DEFAULT_TAG, gpus: str = "auto", require_gpu: bool = False,
                  container_memory: str | None = None, cpus: float = 2.0, pids: int = 512,
-                 scratch_size: str = "1g", run_id: str | None = None):
+                 scratch_size: str = "1g", run_id: str | None = None, allow_stale_image: bool = False):
         self.image = image
         self.gpus = GpuRequest.parse(gpus)
         self.require_gpu = require_gpu
@@ -74,16 +74,31 @@ class DockerRuntime(Runtime):
         self.pids = pids
         self.scratch_size = scratch_size
         self.run_id = run_id or uuid.uuid4().hex[:12]  # labels every container of this runtime
+        self.allow_stale_image = allow_stale_image
         self.client = docker_client()
         import docker
 
         try:
-            self.client.images.get(image)
+            self.labels = self.client.images.get(image).labels or {}
         except docker.errors.ImageNotFound:
             raise RuntimeUnavailable(f"grading image {image!r} not found: build it with `grader image build` "
                                      f"(see README, 'Grading in Docker'), or use --runtime local") from None
         if require_gpu and self.gpus.mode == "none":
             raise UsageError("--require-gpu contradicts --gpus none")
+
+    def check_image(self, root: Path) -> str | None:
+        """Refuse an image not built from the checkout at `root` (its checks would differ from the
+        ones here), unless allowed: then return a note for the report."""
+        from grader.errors import StaleImage
+        from grader.image import image_freshness
+
+        why = image_freshness(self.labels, root)
+        if why is None:
+            return None
+        if not self.allow_stale_image:
+            raise StaleImage(f"grading image {self.image!r} is stale: {why}. Rebuild it with `grader image build`, "
+                             f"or pass --allow-stale-image to grade with it anyway")
+        return f"graded with a stale image ({self.image}): {why}"
 
     # --- one container per candidate --------------------------------------------------------------
 
@@ -127,6 +142,13 @@ class DockerRuntime(Runtime):
                 return IMAGE_ROOT
             return path
 
+        def grader_map(path: str) -> str:
+            # The checks always come from the image: in a candidate bundle the catalog's folders
+            # lie inside the submission, whose copy has the public checks only.
+            if path == host_root or path.startswith(host_root + os.sep):
+                return IMAGE_ROOT + path[len(host_root):]
+            return path_map(path)
+
         with tempfile.TemporaryDirectory(prefix="grader-docker-") as tmp:
             out_dir = Path(tmp) / "out"
             out_dir.mkdir()
@@ -135,7 +157,7 @@ class DockerRuntime(Runtime):
             mine = [ex for ex in job.exercises if ex.id in cand.files]
             single = JudgeJob(root=job.root, exercises=mine, candidates=[cand], test_files=job.test_files,
                               limits=job.limits, timeout_s=job.timeout_s, seed=job.seed)
-            spec = single.spec("/out/results.jsonl", "/scratch", path_map=path_map)
+            spec = single.spec("/out/results.jsonl", "/scratch", path_map=path_map, grader_map=grader_map)
             spec.update({"host_uid": os.getuid(), "host_gid": os.getgid()})
             (out_dir / "spec.json").write_text(json.dumps(spec))
             volumes = {**volumes, str(out_dir): {"bind": "/out", "mode": "rw"}}
@@ -214,14 +236,14 @@ class DockerRuntime(Runtime):
             time.sleep(0.2)
 
 
-def daemon_and_image_available(image: str = DEFAULT_TAG) -> bool:
-    """For the default runtime of `grade`: docker when a daemon answers and the image exists."""
+def daemon_and_image_available(image: str = DEFAULT_TAG) -> dict | None:
+    """For the default runtime of `grade`: the image's labels when a daemon answers and the image
+    exists, else None."""
     try:
         client = docker_client()
-        client.images.get(image)
-        return True
+        return client.images.get(image).labels or {}
     except Exception:  # noqa: BLE001
-        return False
+        return None
 
 
 def leftover_containers(run_id: str | None = None) -> list[str]:

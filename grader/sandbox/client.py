@@ -184,7 +184,7 @@ class Worker:
         try:
             raw = recv_msg(self._sock, self.deadline, poll=self._watch)
             self._watch()
-            answer = codec.decode(raw, self.make_handle)
+            answer = codec.decode(raw, self.make_handle, self.deadline)
             if not isinstance(answer, dict):
                 raise codec.CodecError("answer is not a dict")
             error = answer.get("error")
@@ -192,7 +192,7 @@ class Worker:
                 error["message"] = (f"out of memory: the worker's memory limit is "
                                     f"{self.limits.memory_bytes / GiB:.1f} GiB. {error.get('message', '')}").strip()
             return answer
-        except ChannelTimeout:
+        except (ChannelTimeout, codec.DecodeTimeout):
             limit = f" {self.time_limit:g} s" if self.time_limit else ""
             self._fail(f"time limit{limit} exceeded while {what}")
         except _Violation as exc:
