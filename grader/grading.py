@@ -146,6 +146,15 @@ def build_exercise(ex: Exercise, label: str, root: Path, cand: CandidateFile, ou
                      "message": why + (f" (the judge's log is kept for the interviewer in {kept})" if kept else ""),
                      "duration_s": 0.0, "file": "", "line": 0})
         problem = problem or why
+    tampering = [r for r in mine if r.get("type") == "tampering"]
+    flags = [Flag(f["line"], f["message"]) for f in static.get("flags", [])]
+    if tampering:
+        # Tampering voids the whole exercise: nothing observed in that worker can be trusted.
+        first = str(tampering[0].get("message", "tampering detected"))[:500]
+        rows = [{**r, "outcome": "failed", "message": f"voided: {first}"} if r["outcome"] == "passed" else r
+                for r in rows]
+        flags.insert(0, Flag(0, f"{first} (during {str(tampering[0].get('check', '?'))[:200]})"))
+        problem = problem or first
     checks_out = score_checks(ex.points, rows)
     file = None
     if cand.path is not None:
@@ -155,7 +164,7 @@ def build_exercise(ex: Exercise, label: str, root: Path, cand: CandidateFile, ou
             file = str(cand.path)
     return ExerciseResult(id=ex.id, title=ex.title, track=ex.track, difficulty=ex.difficulty, points=ex.points,
                           file=file, checks=tuple(checks_out), problem=problem,
-                          flags=tuple(Flag(f["line"], f["message"]) for f in static.get("flags", [])))
+                          flags=tuple(flags))
 
 
 def keep_judge_log(output: JudgeOutput) -> str | None:

@@ -163,6 +163,8 @@ class JudgePlugin:
             import_failures=self.import_failures.setdefault((info["candidate"], ex["id"]), {}),
             submission_root=self.candidates[info["candidate"]].get("root"), landlock=self.landlock_abi > 0,
             on_sandbox=self.check_sandbox,
+            on_tamper=lambda message: self.emit({"type": "tampering", "candidate": info["candidate"],
+                                                 "exercise": ex["id"], "check": info["name"], "message": message}),
         )
         yield submission
         submission.close()

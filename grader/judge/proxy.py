@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from grader.judge import canary
 from grader.judge import source as source_module
 from grader.judge.static import StaticView
 from grader.sandbox.client import CandidateImportError, Limits, Worker, WorkerFailure, Zygote
@@ -31,7 +32,7 @@ class SubmissionProblem(AssertionError):
 class Submission:
     def __init__(self, *, module_name: str, path: Path | None, problem: str | None, zygote: Zygote,
                  limits: Limits, seed: int, timeout_s: float, cuda: bool, import_failures: dict,
-                 submission_root: str | None = None, landlock: bool = False, on_sandbox=None):
+                 submission_root: str | None = None, landlock: bool = False, on_sandbox=None, on_tamper=None):
         self._module_name = module_name
         self._path = path
         self._problem = problem
@@ -45,6 +46,7 @@ class Submission:
         self._submission_root = submission_root
         self._landlock = landlock
         self._on_sandbox = on_sandbox
+        self._on_tamper = on_tamper  # called with a message when tampering is detected
         self._worker: Worker | None = None
         self._module: RemoteHandle | None = None
         self._static: StaticView | None = None
@@ -124,11 +126,56 @@ class Submission:
         return self._worker.output if self._worker else ""
 
     def probe(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run trusted `fn(*args, **kwargs)` in the worker and return its answer (data). Canaries
+        (`grader.judge.canary`) travel with it: a wrong one fails the check and zeroes the exercise."""
+        return self._probe(fn, args, kwargs)[0]
+
+    def timed(self, fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
+        """`probe`, and the seconds it took, measured by the judge's own clock around the request
+        (the worker's answer and its decoding included; the canaries not). A worker can only make
+        this longer, never shorter: perf checks use it, never a clock read inside the worker."""
+        return self._probe(fn, args, kwargs)
+
+    def _probe(self, fn: Any, args: tuple, kwargs: dict) -> tuple[Any, float]:
         module = self.module
         assert self._worker is not None
         args = tuple(module if a is self else a for a in args)
-        name = getattr(fn, "__name__", "probe")
-        return call_remote(self._worker, {"op": "probe", "fn": fn}, args, kwargs, what=f"probe {name}()")
+        what = f"probe {getattr(fn, '__name__', 'probe')}()"
+        before, after = canary.schedule()
+        for _ in range(before):
+            self._canary(fn, canary.template(fn), args, kwargs, what)
+        start = time.perf_counter()
+        try:
+            answer = call_remote(self._worker, {"op": "probe", "fn": fn}, args, kwargs, what=what)
+        except RemoteError as exc:
+            if exc.remote_type == "TamperingDetected":
+                self._tampered(f"the worker's own guard found replaced functions ({str(exc)[:300]})")
+            raise
+        seconds = time.perf_counter() - start
+        canary.remember(fn, answer)
+        for i in range(after):
+            self._canary(fn, answer if i == 0 else canary.template(fn), args, kwargs, what)
+        return answer, seconds
+
+    def _canary(self, real: Any, template: Any, args: tuple, kwargs: dict, what: str) -> None:
+        plan, expected = canary.plan_for(template)
+        try:
+            got = call_remote(self._worker, {"op": "probe", "fn": canary.disguised(real, plan)}, args, kwargs,
+                              what=what)
+        except RemoteError as exc:
+            if exc.remote_type == "MemoryError":
+                raise
+            self._tampered(f"a canary probe raised {exc.remote_type}")
+        if not canary.same(got, expected):
+            self._tampered("a canary probe (a question whose answer the judge knows, sent like this check's own "
+                           "probes) came back wrong")
+
+    def _tampered(self, why: str) -> None:
+        message = (f"tampering detected: {why}. The worker's torch, numpy or request handling was changed, so "
+                   f"nothing observed in it can be trusted: this exercise scores 0")
+        if self._on_tamper is not None:
+            self._on_tamper(message)
+        raise canary.CanaryMismatch(message)
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
