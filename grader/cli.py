@@ -183,12 +183,18 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, timeout_s: 
 @click.option("--fail-under", type=click.FloatRange(0, 100), default=None,
               help="Exit with code 3 when the total score is under this percentage.")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the score table.")
+@click.option("--audience", type=click.Choice(["interviewer", "candidate"]), default="interviewer", show_default=True,
+              help="Who the reports and the table are for: candidate shows hidden checks only in aggregate per "
+                   "kind (no names, locations or messages).")
+@click.option("--full-reports", "full_reports", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Also write the interviewer's form of every report asked for into this folder (with "
+                   "--audience candidate: e.g. a PR shows the candidate's form, the artifact keeps this one).")
 @output_options
 @limit_options
 @handle_errors
 def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str, image: str | None, gpus: str,
               require_gpu: bool, allow_stale_image: bool, fail_under: float | None,
-              quiet: bool, json_path: Path | None, junit_path: Path | None, gradescope_path: Path | None,
+              quiet: bool, audience: str, full_reports: Path | None, json_path: Path | None, junit_path: Path | None, gradescope_path: Path | None,
               markdown_path: Path | None, markdown_limit: int, html_path: Path | None, timeout_s: float | None,
               memory_gb: float) -> None:
     """Grade one or more submissions (folders, .py files, .zip or .tar.gz archives) with the
@@ -198,10 +204,14 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
     error (bad path, unknown exercise); 1 on a grader or infrastructure error.
 
     Example: grader grade submission.zip --exercises 05,10 --json report.json --fail-under 60
+
+    For the candidate (e.g. on their pull request), hidden checks in aggregate, the full form kept:
+    grader grade sub.zip --audience candidate --junit pr/junit.xml --full-reports reports/
     """
     from grader.grading import grade
     from grader.image import DEFAULT_TAG
     from grader.reports import write_report
+    from grader.reports.audience import for_audience
     from grader.reports.terminal import render
     from grader.runtimes.docker import GpuRequest
 
@@ -216,12 +226,16 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
     if require_gpu and not run.environment.gpus:
         click.echo("Error: --require-gpu: no GPU was available to grade on", err=True)
         sys.exit(int(ExitCode.ERROR))
+    shown = for_audience(run, audience)
     for kind, target in (("json", json_path), ("junit", junit_path), ("gradescope", gradescope_path),
                          ("markdown", markdown_path), ("html", html_path)):
         if target is not None:
-            write_report(kind, run, target, **({"limit": markdown_limit} if kind == "markdown" else {}))
+            options = {"limit": markdown_limit} if kind == "markdown" else {}
+            write_report(kind, shown, target, **options)
+            if full_reports is not None:
+                write_report(kind, run, full_reports / target.name, **options)
     if not quiet:
-        render(run, _console())
+        render(shown, _console())
     if fail_under is not None and run.percent < fail_under:
         click.echo(f"Score {run.percent:g} % is under --fail-under {fail_under:g} %", err=True)
         sys.exit(int(ExitCode.UNDER_THRESHOLD))

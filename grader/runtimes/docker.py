@@ -15,6 +15,7 @@ import os
 import tempfile
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -123,9 +124,9 @@ class DockerRuntime(Runtime):
                     volumes[entry["path"]] = {"bind": f"/submission/{ex_id}/{Path(entry['path']).name}", "mode": "ro"}
         return volumes, root
 
-    def _run_one(self, job: JudgeJob, cand: Candidate) -> JudgeOutput:
-        import docker
-
+    def _path_maps(self, job: JudgeJob, cand: Candidate) -> tuple[dict, Callable[[str], str], Callable[[str], str]]:
+        """The submission's bind mounts, the host -> container map of its paths, and the map of the
+        catalog's paths (always into the image's own copy)."""
         volumes, sub_root = self._mounts(cand)
         host_root = str(job.root)
 
@@ -149,6 +150,12 @@ class DockerRuntime(Runtime):
                 return IMAGE_ROOT + path[len(host_root):]
             return path_map(path)
 
+        return volumes, path_map, grader_map
+
+    def _run_one(self, job: JudgeJob, cand: Candidate) -> JudgeOutput:
+        import docker
+
+        volumes, path_map, grader_map = self._path_maps(job, cand)
         with tempfile.TemporaryDirectory(prefix="grader-docker-") as tmp:
             out_dir = Path(tmp) / "out"
             out_dir.mkdir()
