@@ -226,12 +226,23 @@ def test_a_canary_answers_what_the_judge_expects(template):
     assert canary.same(canary.build(plan), expected)
 
 
-def test_a_patched_torch_makes_canaries_wrong(monkeypatch):
-    plans = [canary.plan_for(True) for _ in range(60)]
-    monkeypatch.setattr(torch, "equal", lambda *a: True)
-    monkeypatch.setattr(torch, "allclose", lambda *a, **k: True)
-    wrong = [p for p, e in plans if not canary.same(canary.build(p), e)]
-    assert wrong, "no canary noticed torch.equal and torch.allclose answering True"
+@pytest.mark.parametrize("patch", ["equal", "allclose", "shares_memory", "state_dict"])
+@pytest.mark.parametrize("template", [True, 7, {"elapsed": 0.1}])
+def test_every_canary_notices_a_patched_torch(monkeypatch, patch, template):
+    import numpy as np
+
+    target, name = {"equal": (torch, "equal"), "allclose": (torch, "allclose"),
+                    "shares_memory": (np, "shares_memory"), "state_dict": (torch.nn.Module, "state_dict")}[patch]
+    monkeypatch.setattr(target, name, lambda *a, **k: True if patch != "state_dict" else {})
+    plan, expected = canary.plan_for(template)
+    assert not canary.same(canary.build(plan), expected)
+
+
+def test_a_canary_and_its_twin_give_each_boolean_both_values():
+    plan, expected = canary.plan_for({"a": True, "b": [False, True]})
+    twin, twin_expected = canary.flipped(plan)
+    assert expected["a"] is not twin_expected["a"] and expected["b"][1] is not twin_expected["b"][1]
+    assert canary.same(canary.build(twin), twin_expected)
 
 
 # --- docker: the image's own exercises, and a stale image --------------------------------------------

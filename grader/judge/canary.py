@@ -74,12 +74,42 @@ def plan_for(template: Any, budget: list[int] | None = None) -> tuple[Any, Any]:
     return ("none",), None
 
 
+def flipped(plan: Any) -> tuple[Any, Any]:
+    """The twin of `plan`: every boolean leaf negated, the rest drawn afresh. A canary and its twin
+    together give each boolean of the answer both values: a rewrite forcing one is always seen."""
+    kind = plan[0]
+    if kind == "bool":
+        return ("bool", _rng.randrange(6), not plan[2]), not plan[2]
+    if kind in ("list", "tuple"):
+        pairs = [flipped(p) for p in plan[1]]
+        expected = [e for _, e in pairs]
+        return (kind, [p for p, _ in pairs]), (expected if kind == "list" else tuple(expected))
+    if kind == "dict":
+        pairs = [(k, flipped(p)) for k, p in plan[1]]
+        return ("dict", [(k, p) for k, (p, _) in pairs]), {k: e for k, (_, e) in pairs}
+    if kind == "none":
+        return plan, None
+    return plan_for(_sample(plan))
+
+
+def _sample(plan: Any) -> Any:
+    return {"int": 0, "float": 0.0, "str": "x" * len(plan[-1]) if plan[0] == "str" else "",
+            "tensor": torch.zeros(1)}.get(plan[0])
+
+
 def build(plan: Any) -> Any:
     """Runs in the worker (shipped by value): the answer for `plan`, computed through torch."""
     import numpy as np
     import torch as T
 
     kind = plan[0]
+    if kind in ("bool", "int", "float", "str", "tensor"):
+        # Every leaf first puts the machinery to the test both ways (a function forced to one
+        # answer fails one of the two); any surprise corrupts the leaf, which the judge sees.
+        honest = all(build(("bool", variant, expect, "inner")) is expect
+                     for variant in range(6) for expect in (True, False)) if len(plan) < 4 else True
+        if not honest:
+            return ("corrupted", plan)
     if kind == "bool":
         variant, value = plan[1], plan[2]
         a = T.arange(7, dtype=T.float32, device="cpu")
@@ -184,7 +214,7 @@ def template(fn: Any) -> Any:
 
 
 def schedule() -> tuple[int, int]:
-    """How many canaries go before and after the real probe (at least one after, which mirrors
-    the answer just received; sometimes none before, so the first probe of a check is no tell)."""
-    before = _rng.randrange(0, 3)
-    return before, 1 + _rng.randrange(0, 2)
+    """How many canaries go before and after the real probe: a twin pair after, mirroring the
+    answer just received, and up to two before (sometimes none, so that the first probe of a
+    check is no tell)."""
+    return _rng.randrange(0, 3), 2

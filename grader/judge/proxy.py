@@ -143,7 +143,7 @@ class Submission:
         what = f"probe {getattr(fn, '__name__', 'probe')}()"
         before, after = canary.schedule()
         for _ in range(before):
-            self._canary(fn, canary.template(fn), args, kwargs, what)
+            self._canary(fn, canary.plan_for(canary.template(fn)), args, kwargs, what)
         start = time.perf_counter()
         try:
             answer = call_remote(self._worker, {"op": "probe", "fn": fn}, args, kwargs, what=what)
@@ -153,12 +153,14 @@ class Submission:
             raise
         seconds = time.perf_counter() - start
         canary.remember(fn, answer)
+        twin = canary.plan_for(answer)
         for i in range(after):
-            self._canary(fn, answer if i == 0 else canary.template(fn), args, kwargs, what)
+            self._canary(fn, twin, args, kwargs, what)
+            twin = canary.flipped(twin[0])
         return answer, seconds
 
-    def _canary(self, real: Any, template: Any, args: tuple, kwargs: dict, what: str) -> None:
-        plan, expected = canary.plan_for(template)
+    def _canary(self, real: Any, planned: tuple[Any, Any], args: tuple, kwargs: dict, what: str) -> None:
+        plan, expected = planned
         try:
             got = call_remote(self._worker, {"op": "probe", "fn": canary.disguised(real, plan)}, args, kwargs,
                               what=what)
