@@ -35,7 +35,8 @@ from grader.catalog import CHECK_KINDS
 
 __all__ = [
     "check", "requires_cuda", "reference", "assert_close", "assert_shape", "assert_dtype", "assert_device",
-    "assert_tensor", "cuda_available",
+    "assert_tensor", "cuda_available", "base_state_dict", "base_named_parameters", "base_named_modules",
+    "base_load_state_dict", "graph_holders",
 ]
 
 
@@ -167,3 +168,42 @@ def _default_tolerance(dtype: torch.dtype) -> tuple[float, float]:
 def _short(text: str, limit: int = 600) -> str:
     text = text.strip()
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+# --- observations that never call a method the candidate can override (see grader.probes) ------
+
+def base_state_dict(sub: Any, model: Any) -> dict[str, torch.Tensor]:
+    """The remote `model`'s state dict from `nn.Module.state_dict` itself (an override that shows
+    decoy layers is not called). Use it instead of `model.state_dict()` in checks."""
+    from grader import probes
+
+    return sub.probe(probes.state_dict, model)
+
+
+def base_named_parameters(sub: Any, model: Any) -> dict[str, torch.Tensor]:
+    """name -> parameter (data copies, `.grad` kept) from `nn.Module.named_parameters` itself."""
+    from grader import probes
+
+    return sub.probe(probes.named_parameters, model)
+
+
+def base_named_modules(sub: Any, model: Any) -> list[tuple[str, str]]:
+    """(name, class name) of every submodule, from `nn.Module.named_modules` itself."""
+    from grader import probes
+
+    return sub.probe(probes.named_modules, model)
+
+
+def base_load_state_dict(sub: Any, model: Any, state: dict, strict: bool = True) -> tuple[list[str], list[str]]:
+    """`nn.Module.load_state_dict` itself on the remote `model`: (missing keys, unexpected keys)."""
+    from grader import probes
+
+    return sub.probe(probes.load_state_dict, model, state, strict)
+
+
+def graph_holders(sub: Any, *roots: Any) -> list[str]:
+    """Paths of tensors still holding an autograd graph, reachable from the remote `roots` and the
+    candidate's module globals (a graph kept in a module-level dict is found too)."""
+    from grader import probes
+
+    return sub.probe(probes.graph_holders, sub, *roots)

@@ -154,7 +154,7 @@ class Submission:
         seconds = time.perf_counter() - start
         canary.remember(fn, answer)
         twin = canary.plan_for(answer)
-        for i in range(after):
+        for _ in range(after):
             self._canary(fn, twin, args, kwargs, what)
             twin = canary.flipped(twin[0])
         return answer, seconds
