@@ -20,7 +20,7 @@ import re
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
 _CONTROL_NO_NEWLINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
-_MARKDOWN = {c: f"&#{ord(c)};" for c in "[]!`*_~|#@\\<>&\"'"}
+_MARKDOWN = {c: f"&#{ord(c)};" for c in "[]!`*_~|#@\\<>&"}
 
 
 def plain(text: object, newlines: bool = False) -> str:

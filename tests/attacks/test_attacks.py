@@ -207,7 +207,7 @@ MAIN = [
                                        r"SIGKILL to process group 1: not refused"}, reference_10=True,
            flags=("sends signals (os.kill)", "sends signals (os.killpg)")),
     Attack("channel_garbage", {FEATURE: TIME_LIMIT,
-                               SAMPLE: r"the worker sent malformed data \(malformed message from worker",
+                               SAMPLE: r"the worker sent malformed data \((malformed message from worker|a header of 4095 MiB)",
                                PAIRWISE: r"the worker sent malformed data \(message of 4611686018427387904 bytes exceeds"},
            reference_10=True, evidence=_judge_memory),
     Attack("network", {FEATURE: r"raised PermissionError: \[Errno 13\] Permission denied",
@@ -245,7 +245,12 @@ HIDDEN = [
            exercise="10_autograd_basics", flags=("assigns to _worker.handle",), evidence=_tampering_flagged),
     Attack("perf_forge", {"test_sparse_layout_coalesced": TAMPERED + r".*TamperingDetected", "*": VOIDED},
            exercise="09_sparse_adjacency", flags=("assigns to time.perf_counter",), evidence=_tampering_flagged),
-    Attack("perf_forge_restoring", {"test_perf_large_graph": r"took \d+\.\d\d s \(limit"},
+    # Its clock restores itself when read, but the perf check no longer reads it (the judge times the
+    # call): the replaced clock is still there when the probe ends, the guard sees it, all is void.
+    Attack("perf_forge_restoring", {"test_perf_large_graph": TAMPERED + r".*TamperingDetected.*time\.perf_counter",
+                                    "*": VOIDED},
+           exercise="09_sparse_adjacency", flags=("assigns to time.perf_counter",), evidence=_tampering_flagged),
+    Attack("perf_clock_restored", {"test_perf_large_graph": r"took \d+\.\d\d s \(limit"},
            exercise="09_sparse_adjacency",
            passes=frozenset({"test_edges_to_sparse_example", "test_propagate_example", "test_dense_matches_reference[default_weights]",
                              "test_dense_matches_reference[weighted]", "test_shape_isolated_last_node",
