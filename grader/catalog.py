@@ -224,12 +224,25 @@ class Catalog:
         exercises.sort(key=lambda e: e.number)
         return cls(root=root, exercises=exercises, problems=problems)
 
+    @property
+    def tracks(self) -> dict[str, list[Exercise]]:
+        """The exercises of each track, in catalog order."""
+        tracks: dict[str, list[Exercise]] = {}
+        for ex in self.exercises:
+            tracks.setdefault(ex.track, []).append(ex)
+        return tracks
+
     def get(self, ref: str) -> Exercise:
         """An exercise named by its folder name, its number ("5", "05") or a unique prefix."""
         ref = ref.strip()
+        if not ref:
+            raise UsageError("an empty exercise name: name an exercise by its number (05), folder or track")
         for ex in self.exercises:
             if ref == ex.id or ref == ex.name:
                 return ex
+        if ref in self.tracks:
+            ids = ", ".join(ex.id for ex in self.tracks[ref])
+            raise UsageError(f"{ref!r} is a track ({ids}): name one exercise of it")
         if ref.isdigit():
             for ex in self.exercises:
                 if ex.number == int(ref):
@@ -247,14 +260,27 @@ class Catalog:
         raise UsageError(f"exercise {ref!r} is ambiguous: it matches {names}")
 
     def select(self, refs: list[str] | tuple[str, ...] | None) -> list[Exercise]:
-        """Resolve refs (each may be a comma list); None or empty means every exercise."""
+        """Resolve refs (each may be a comma list of exercises or track names, such as "05,autograd");
+        None or an empty list means every exercise. Refs that name nothing (``""``, ``",,"``) are a
+        UsageError, never "every exercise"."""
         if not refs:
             return list(self.exercises)
         chosen: list[Exercise] = []
         for ref in refs:
             for part in ref.split(","):
-                if part.strip():
-                    ex = self.get(part)
+                part = part.strip()
+                if not part:
+                    continue
+                found = self.tracks.get(part) if part not in self._names else None
+                for ex in found or [self.get(part)]:
                     if ex not in chosen:
                         chosen.append(ex)
+        if not chosen:
+            shown = ", ".join(repr(r) for r in refs)
+            raise UsageError(f"no exercise named in {shown}: name exercises by number, folder or track "
+                             f"(e.g. 05, 05,10 or autograd); see `grader list`")
         return chosen
+
+    @property
+    def _names(self) -> set[str]:
+        return {ex.id for ex in self.exercises} | {ex.name for ex in self.exercises}
