@@ -169,10 +169,19 @@ def load_exercise(folder: Path, solutions_root: Path) -> Exercise:
         solutions_dir=solutions_root / track / folder.name,
         has_hidden_tests=(folder / "test_hidden.py").is_file(),
     )
-    for required in (exercise.stub, exercise.public_tests, folder / "README.md"):
+    if not exercise.stub.is_file():
+        others = sorted(p.name for p in folder.glob("*.py") if not p.name.startswith("test_"))
+        found = f" (found {', '.join(others)})" if others else ""
+        raise StubMissing(f"{folder}: missing {exercise.stub.name}{found}: the checks import your code from "
+                          f"{exercise.stub.name}; rename your file back to {exercise.stub.name}")
+    for required in (exercise.public_tests, folder / "README.md"):
         if not required.is_file():
             raise ExerciseDefinitionError(f"{folder}: missing {required.name}")
     return exercise
+
+
+class StubMissing(UsageError):
+    """The exercise's stub file is gone (renamed by a candidate): the user's to fix, exit 2."""
 
 
 def require_hidden_tests(exercises: list[Exercise], what_next: str) -> None:
@@ -204,6 +213,7 @@ class Catalog:
     root: Path
     exercises: list[Exercise] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)  # folder name -> why it could not be loaded
+    renamed: set[str] = field(default_factory=set)  # folders whose stub is missing (the user's to fix)
 
     @classmethod
     def load(cls, root: Path | None = None) -> Catalog:
@@ -213,16 +223,18 @@ class Catalog:
             raise UsageError(
                 f"no exercises/ folder under {root}: run from the grader's checkout or set GRADER_ROOT"
             )
-        exercises, problems = [], {}
+        exercises, problems, renamed = [], {}, set()
         for track in sorted(p for p in ex_root.iterdir() if p.is_dir()):
             for folder in sorted(p for p in track.iterdir() if p.is_dir() and EXERCISE_DIR_RE.match(p.name)):
                 try:
                     exercises.append(load_exercise(folder, root / "solutions"))
-                except ExerciseDefinitionError as exc:
+                except (ExerciseDefinitionError, StubMissing) as exc:
                     # one malformed exercise must not stop the others from being listed or graded
                     problems[folder.name] = str(exc)
+                    if isinstance(exc, StubMissing):
+                        renamed.add(folder.name)
         exercises.sort(key=lambda e: e.number)
-        return cls(root=root, exercises=exercises, problems=problems)
+        return cls(root=root, exercises=exercises, problems=problems, renamed=renamed)
 
     @property
     def tracks(self) -> dict[str, list[Exercise]]:
@@ -250,10 +262,12 @@ class Catalog:
         matches = [ex for ex in self.exercises if ex.id.startswith(ref) or ex.name.startswith(ref)]
         if len(matches) == 1:
             return matches[0]
-        broken = [msg for name, msg in self.problems.items()
+        broken = [(name, msg) for name, msg in self.problems.items()
                   if name == ref or name.startswith(ref) or (ref.isdigit() and name[:2] == f"{int(ref):02d}")]
         if not matches and broken:
-            raise ExerciseDefinitionError(f"exercise {ref!r} cannot be loaded: {broken[0]}")
+            name, msg = broken[0]
+            error = UsageError if name in self.renamed else ExerciseDefinitionError
+            raise error(f"exercise {ref!r} cannot be loaded: {msg}")
         if not matches:
             raise UsageError(f"unknown exercise {ref!r}: see `grader list` for the exercises")
         names = ", ".join(ex.id for ex in matches)

@@ -19,10 +19,10 @@ from grader.errors import ExitCode, GraderError
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-def _console() -> Console:
-    console = Console(highlight=False)
+def _console(stderr: bool = False) -> Console:
+    console = Console(highlight=False, stderr=stderr)
     if not console.is_terminal:
-        console = Console(highlight=False, width=120)
+        console = Console(highlight=False, width=120, stderr=stderr)
     return console
 
 
@@ -43,8 +43,9 @@ def handle_errors(fn):
 def limit_options(fn):
     fn = click.option("--timeout-s", type=click.FloatRange(min=0.1), default=None,
                       help="Time limit per check in seconds (default: each exercise's timeout_s).")(fn)
-    fn = click.option("--memory-gb", type=click.FloatRange(min=0.1), default=4.0, show_default=True,
-                      help="Memory limit per worker process.")(fn)
+    fn = click.option("--memory-gb", type=float, default=4.0, show_default=True, callback=_memory_gb,
+                      help="Memory limit per worker process (at least 0.5: a worker needs about 0.25 GiB "
+                           "for torch alone).")(fn)
     return fn
 
 
@@ -57,9 +58,19 @@ def output_options(fn):
                               callback=_markdown_limit,
                               help="Size cap of the Markdown summary: pr (a pull-request comment, 64 KiB), step "
                                    "(a step summary, 1 MiB) or bytes; a longer one is cut with a notice.")(fn)
-        fn = click.option(f"--{name}", f"{name}_path", type=click.Path(dir_okay=False, path_type=Path),
-                          default=None, help=f"Write {what} to this file.")(fn)
+        fn = click.option(f"--{name}", f"{name}_path", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+                          default=None, help=f"Write {what} to this file (- for standard output).")(fn)
     return fn
+
+
+def _memory_gb(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    from grader.sandbox.limits import MIN_MEMORY_GB
+
+    if value < MIN_MEMORY_GB:
+        raise click.BadParameter(f"{value:g} GiB cannot even import torch in a worker, so every check would fail "
+                                 f"for the grader's setting, not the candidate's code: use at least "
+                                 f"{MIN_MEMORY_GB:g}")
+    return value
 
 
 def _markdown_limit(ctx: click.Context, param: click.Parameter, value: str) -> int:
@@ -82,16 +93,20 @@ def _warn_problems(catalog) -> None:
         click.echo(f"Warning: exercise {name} is skipped: {problem}", err=True)
 
 
-@click.group(context_settings=CONTEXT)
+@click.group(context_settings=CONTEXT, invoke_without_command=True)
 @click.version_option(__version__, prog_name="grader")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Grade PyTorch coding exercises: public checks for candidates, hidden checks for graders.
+    `grader` alone prints this help and exits 0.
 
     \b
     Candidates:    grader list, grader show 05, grader check 05
     Interviewers:  grader grade submission.zip --json report.json
     Authors:       grader validate 05
     """
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
 
 
 @cli.command("list")
@@ -179,48 +194,71 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, timeout_s: 
               help="Docker runtime: auto (a GPU when the daemon can give one), none, all, or ids such as 0,1.")
 @click.option("--require-gpu", is_flag=True, help="Fail instead of grading on CPU when no GPU is available.")
 @click.option("--fail-under", type=click.FloatRange(0, 100), default=None,
-              help="Exit with code 3 when the total score is under this percentage.")
+              help="Exit with code 3 when a submission's score is under this percentage (each submission on "
+                   "its own; one that cannot be graded scores 0).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the score table.")
+@click.option("--verbose", "-v", is_flag=True, help="Show every failed check's whole message under the table.")
 @output_options
 @limit_options
 @handle_errors
 def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str, image: str | None, gpus: str,
               require_gpu: bool, fail_under: float | None,
-              quiet: bool, json_path: Path | None, junit_path: Path | None, gradescope_path: Path | None,
+              quiet: bool, verbose: bool, json_path: Path | None, junit_path: Path | None, gradescope_path: Path | None,
               markdown_path: Path | None, markdown_limit: int, html_path: Path | None, timeout_s: float | None,
               memory_gb: float) -> None:
     """Grade one or more submissions (folders, .py files, .zip or .tar.gz archives) with the
     public and hidden checks, and write reports.
 
-    Exits 0 when graded, whatever the score; 3 when the score is under --fail-under; 2 on a usage
-    error (bad path, unknown exercise); 1 on a grader or infrastructure error.
+    Exits 0 when graded, whatever the score; 3 when a submission's score is under --fail-under; 2
+    on a usage error (bad path, unknown exercise, nothing gradable); 1 on a grader or infrastructure
+    error. Report paths are checked before grading; `-` writes a report to standard output (the
+    table then goes to standard error). A submission that cannot be graded scores 0 in every
+    report, with the reason, and the reports are still written.
 
     Example: grader grade submission.zip --exercises 05,10 --json report.json --fail-under 60
     """
     from grader.grading import grade
     from grader.image import DEFAULT_TAG
-    from grader.reports import write_report
+    from grader.outputs import plan_reports, write_reports
     from grader.reports.terminal import render
     from grader.runtimes.docker import GpuRequest
 
     GpuRequest.parse(gpus)  # a bad --gpus is a usage error whatever the runtime
+    targets = plan_reports({"json": json_path, "junit": junit_path, "gradescope": gradescope_path,
+                            "markdown": markdown_path, "html": html_path}, list(paths),
+                           {"markdown": {"limit": markdown_limit}})
     options = {"image": image or DEFAULT_TAG, "gpus": gpus, "require_gpu": require_gpu}
     run = grade(list(paths), exercises=list(exercises) or None, runtime=runtime, timeout_s=timeout_s,
                 limits=_limits(memory_gb), runtime_options=options)
     for note in run.environment.notes:
         if note.startswith("no Docker daemon"):
             click.echo(f"Warning: {note}", err=True)
+    failures = write_reports(run, targets, stdout=lambda text: click.echo(text, nl=False))
+    nothing_graded = bool(run.submissions) and all(sub.error for sub in run.submissions)
+    if not quiet and not nothing_graded:
+        # with a report on standard output, the table goes to standard error
+        render(run, _console(stderr=any(t.path is None for t in targets)), verbose=verbose)
+    for failure in failures:
+        click.echo(f"Error: {failure} (the other reports were written)", err=True)
+    for sub in run.submissions:
+        if sub.error:
+            click.echo(f"Error: {sub.error}" if len(run.submissions) == 1 else
+                       f"Error: {sub.name}: not graded: {sub.error}", err=True)
     if require_gpu and not run.environment.gpus:
         click.echo("Error: --require-gpu: no GPU was available to grade on", err=True)
         sys.exit(int(ExitCode.ERROR))
-    for kind, target in (("json", json_path), ("junit", junit_path), ("gradescope", gradescope_path),
-                         ("markdown", markdown_path), ("html", html_path)):
-        if target is not None:
-            write_report(kind, run, target, **({"limit": markdown_limit} if kind == "markdown" else {}))
-    if not quiet:
-        render(run, _console())
-    if fail_under is not None and run.percent < fail_under:
-        click.echo(f"Score {run.percent:g} % is under --fail-under {fail_under:g} %", err=True)
+    if failures:
+        sys.exit(int(ExitCode.ERROR))
+    if nothing_graded:
+        sys.exit(int(ExitCode.USAGE))  # nothing could be graded: the submission paths are wrong
+    under = [sub for sub in run.submissions if sub.percent < fail_under] if fail_under is not None else []
+    if under and len(run.submissions) == 1:
+        click.echo(f"Score {under[0].percent:g} % is under --fail-under {fail_under:g} %", err=True)
+    elif under:
+        names = ", ".join(f"{sub.name} ({sub.percent:g} %)" for sub in under)
+        click.echo(f"{len(under)} of {len(run.submissions)} submissions under --fail-under {fail_under:g} %: {names}",
+                   err=True)
+    if under:
         sys.exit(int(ExitCode.UNDER_THRESHOLD))
 
 

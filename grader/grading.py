@@ -6,7 +6,8 @@
 
 It opens each submission, finds the candidate files, runs the judge through a runtime, and builds
 the `GradeRun` result model that every report is rendered from. A broken exercise never stops the
-others, and a submission that cannot be opened is reported, not raised, when several are graded.
+others, and a submission that cannot be opened or holds no exercise file is reported, never raised:
+it is a failed submission (`error` set; 0 of the points of the exercises asked for).
 """
 
 from __future__ import annotations
@@ -72,8 +73,8 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
                         f"name the exercises with --exercises, or check the layout")
                 candidates.append((label, root, files, None))
             except GraderError as exc:
-                if len(paths) == 1:
-                    raise
+                # a failed submission, reported as such (score 0) in every report: never raised,
+                # so that reports are still written and the candidate sees why
                 candidates.append((label, path, None, str(exc)))
         graded = [c for c in candidates if c[2]]
         used = [ex for ex in selected if any(ex.id in c[2] for c in graded)]
@@ -92,7 +93,9 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
         results = []
         for label, root, files, error in candidates:
             if files is None:
-                results.append(SubmissionResult(name=label, path=str(root), exercises=(), error=error))
+                asked = selected if explicit else []
+                results.append(SubmissionResult(name=label, path=str(root), error=error,
+                                                exercises=tuple(failed_exercise(ex, error) for ex in asked)))
                 continue
             exercises = tuple(build_exercise(ex, label, root, files[ex.id], output)
                               for ex in used if ex.id in files)
@@ -103,6 +106,14 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
     env = environment(runtime.name, output)
     return GradeRun(submissions=tuple(results), environment=env, started_at=started,
                     duration_s=time.monotonic() - t0, tool_version=__version__)
+
+
+def failed_exercise(ex: Exercise, why: str) -> ExerciseResult:
+    """An exercise of a submission that could not be graded at all: 0 of its points, with the reason."""
+    row = {"name": "open submission", "kind": "value", "weight": 1.0, "visibility": "public", "outcome": "failed",
+           "message": why, "duration_s": 0.0, "file": "", "line": 0}
+    return ExerciseResult(id=ex.id, title=ex.title, track=ex.track, difficulty=ex.difficulty, points=ex.points,
+                          file=None, checks=tuple(score_checks(ex.points, [row])), problem=why)
 
 
 def _unique(label: str, used: set[str]) -> str:
