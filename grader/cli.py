@@ -155,30 +155,36 @@ def show(exercise: str) -> None:
 @click.option("--all", "all_", is_flag=True, help="Check every exercise.")
 @click.option("--path", "path", type=click.Path(exists=True, path_type=Path), default=None,
               help="Where your files are (default: the exercises' own folders, edited in place).")
+@click.option("-x", "--exitfirst", is_flag=True, help="Stop at the first failing check.")
+@click.option("-k", "keyword", metavar="EXPR", default=None,
+              help="Run only the checks whose names match EXPR (pytest's -k: e.g. pairwise, 'not cuda').")
+@click.option("-v", "--verbose", "verbose", count=True, help="Whole messages, and why a check did not run.")
+@click.option("-q", "--quiet", "quiet", count=True, help="Show failing checks and the summary line only.")
 @limit_options
 @handle_errors
-def check(exercises: tuple[str, ...], all_: bool, path: Path | None, timeout_s: float | None,
-          memory_gb: float) -> None:
+def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: bool, keyword: str | None,
+          verbose: int, quiet: int, timeout_s: float | None, memory_gb: float) -> None:
     """Run the public checks of EXERCISES on your files, with messages you can act on.
 
-    An exercise is named by its folder name, its number or a unique prefix. Exits 0 when every
-    public check passes and 3 when one fails.
+    An exercise is named by its folder name, its number, a unique prefix or its file
+    (broadcast_bias.py); a track name (autograd) names all its exercises. With no EXERCISES,
+    inside an exercise's folder, checks that exercise. Exits 0 when every public check passes
+    and 3 when one fails.
 
-    Example: grader check 05 10
+    Example: grader check 05 10 -x
     """
     from grader.catalog import Catalog
+    from grader.check_select import resolve_check
     from grader.grading import grade
-    from grader.reports.terminal import render_checks
+    from grader.reports.check_view import failed, render_checks
 
-    if not exercises and not all_:
-        raise click.UsageError("name one or more exercises (e.g. `grader check 05`), or use --all")
     catalog = Catalog.load()
-    refs = [ex.id for ex in catalog.select(None if all_ else list(exercises))]
-    run = grade([path or catalog.root / "exercises"], exercises=refs, visibility="public", timeout_s=timeout_s,
-                limits=_limits(memory_gb))
-    render_checks(run, _console())
-    failed = any(c.outcome in ("failed", "error") for s in run.submissions for e in s.exercises for c in e.checks)
-    sys.exit(int(ExitCode.UNDER_THRESHOLD if failed else ExitCode.OK))
+    target = resolve_check(catalog, exercises, all_, path)
+    pytest_args = (["-x"] if exitfirst else []) + (["-k", keyword] if keyword else [])
+    run = grade([target.path], exercises=target.exercises, visibility="public", timeout_s=timeout_s,
+                limits=_limits(memory_gb), pytest_args=pytest_args)
+    render_checks(run, _console(), root=catalog.root, verbosity=verbose - quiet)
+    sys.exit(int(ExitCode.UNDER_THRESHOLD if failed(run) else ExitCode.OK))
 
 
 @cli.command("grade")

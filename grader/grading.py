@@ -42,6 +42,7 @@ class GradeOptions:
     seed: int = 0
     root: Path | None = None
     runtime_options: dict = field(default_factory=dict)
+    pytest_args: list[str] = field(default_factory=list)  # e.g. ["-x"], ["-k", "pairwise"] (grader check)
 
 
 def grade(paths: list[str | Path], **kwargs) -> GradeRun:
@@ -88,7 +89,7 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
                            candidates=[Candidate(label, {k: v.to_spec() for k, v in files.items()}, str(root))
                                        for label, root, files, _ in graded],
                            test_files=VISIBILITY_FILES[options.visibility], limits=options.limits,
-                           timeout_s=options.timeout_s, seed=options.seed)
+                           timeout_s=options.timeout_s, seed=options.seed, pytest_args=list(options.pytest_args))
             output = runtime.run(job)
         results = []
         for label, root, files, error in candidates:
@@ -137,10 +138,14 @@ def build_exercise(ex: Exercise, label: str, root: Path, cand: CandidateFile, ou
     collected = {r["nodeid"]: r for r in mine if r.get("type") == "collected"}
     checks = {r["nodeid"]: r for r in mine if r.get("type") == "check"}
     static = next((r for r in mine if r.get("type") == "static"), {})
+    stopped = next((r for r in output.records if r.get("type") == "stopped"), None)
     rows = []
     for nodeid, info in collected.items():
         if nodeid in checks:
             rows.append(checks[nodeid])
+        elif stopped is not None and not output.error:  # -x: the session stopped where it was asked to
+            rows.append({**info, "outcome": "not_run", "duration_s": 0.0,
+                         "message": f"not run: {stopped.get('reason', 'stopped')} (-x)"})
         else:
             why = output.error or "the judge stopped before reaching it"
             rows.append({**info, "outcome": "error", "message": f"not graded: {why}", "duration_s": 0.0})

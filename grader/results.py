@@ -33,6 +33,7 @@ class CheckResult:
     line: int
     score: float = 0.0
     max_score: float = 0.0
+    output: str = ""  # what the candidate's code printed during a public check (capped tail)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self) | {"score": round(self.score, 4), "max_score": round(self.max_score, 4)}
@@ -187,7 +188,7 @@ def score_checks(points: float, checks: list[dict]) -> list[CheckResult]:
         results.append(CheckResult(
             name=c["name"], kind=c.get("kind") or "value", weight=round(weight, 6), visibility=c["visibility"],
             outcome=c["outcome"], message=c.get("message", ""), duration_s=c.get("duration_s", 0.0),
-            file=c["file"], line=c["line"], max_score=share,
+            file=c["file"], line=c["line"], max_score=share, output=c.get("output", ""),
             score=share if c["outcome"] == "passed" else 0.0,
         ))
     return results

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -203,3 +204,65 @@ def test_memory_limit_too_small_for_torch_is_refused(root):
     assert result.exit_code == 2
     assert "cannot even import torch" in result.output
     assert "cannot even import torch" in run(root, "check", "05", "--memory-gb", "0.2").output
+
+
+# --- grader check: messages and pytest habits ----------------------------------------------------------
+
+WRONG = textwrap.dedent("""\
+    def add_feature_bias(x, bias):
+        print("debug: x shape", tuple(x.shape))
+        return x + bias + 1
+    def add_sample_bias(x, bias):
+        raise ValueError("oops")
+    def pairwise_sq_dists(a, b):
+        return ((a[:, None] - b[None]) ** 2).sum(-1)
+    """)
+
+
+def test_check_explains_a_failure_like_pytest(root, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("broadcast_bias.py").write_text(WRONG)
+    result = run(root, "check", "broadcast_bias.py")
+    assert result.exit_code == 3, result.output
+    out = result.output
+    assert "expected: tensor([[1., 2., 3.], [1., 2., 3.]])" in out  # what was expected...
+    assert "got:      tensor([[2., 3., 4.], [2., 3., 4.]])" in out  # ...and what the code did
+    assert "inputs:   broadcast_bias.add_feature_bias(tensor([[0., 0., 0.], [0., 0., 0.]]), tensor([1., 2., 3.]))" in out
+    assert "      broadcast_bias.py:5 in add_sample_bias" in out.splitlines()  # clickable, relative to the cwd
+    assert f"check: {root / 'exercises' / PILOTS[0] / 'test_public.py'}:" in out
+    assert "      | debug: x shape (2, 3)" in out.splitlines()  # the candidate's print, under its check
+    assert out.splitlines()[-1].startswith("2 failed, 1 passed in ")
+
+
+def test_check_k_selects_checks_by_name(root):
+    result = run(root, "check", "05", "-k", "pairwise", "--path", str(SOLUTION))
+    assert result.exit_code == 0, result.output
+    assert "test_feature_bias_example" not in result.output
+    assert result.output.splitlines()[-1].startswith("1 passed in ")
+
+
+def test_check_in_an_exercise_folder_with_x_and_q(root, monkeypatch):
+    monkeypatch.chdir(root / "exercises" / PILOTS[0])
+    result = run(root, "check", "-x", "-q")
+    assert result.exit_code == 3, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("05_broadcast_bias (")
+    assert sum(line.startswith("  ✗ ") for line in lines) == 1  # stopped at the first failure
+    assert "  - " not in result.output  # -q: only failing checks
+    assert lines[-1].startswith("1 failed, 2 not run in ")
+
+
+def test_check_arguments_resolve_like_pytest(root, tmp_path):
+    from grader.catalog import Catalog
+    from grader.check_select import resolve_check
+    from grader.errors import UsageError
+
+    catalog = Catalog.load(root)
+    assert resolve_check(catalog, ("autograd",), False, None).exercises == ["10_autograd_basics"]
+    stub = root / "exercises" / PILOTS[0] / "broadcast_bias.py"
+    target = resolve_check(catalog, ("broadcast_bias.py",), False, None, cwd=stub.parent)
+    assert (target.exercises, target.path) == (["05_broadcast_bias"], root / "exercises")
+    with pytest.raises(UsageError, match="not an exercise's file"):
+        resolve_check(catalog, ("notes.py",), False, None)
+    with pytest.raises(UsageError, match="name one or more exercises"):
+        resolve_check(catalog, (), False, None, cwd=tmp_path)

@@ -28,7 +28,10 @@ def _cell(text: str) -> str:
 
 
 def render(run: GradeRun, limit: int = STEP_SUMMARY_LIMIT) -> str:
-    head = [f"## torch-grader: {fmt_points(run.score)} / {fmt_points(run.max_score)} ({run.percent:g} %)", "",
+    several = len(run.submissions) > 1  # each scored on its own: no total across different candidates
+    headline = (f"{len(run.submissions)} submissions" if several else
+                f"{fmt_points(run.score)} / {fmt_points(run.max_score)} ({run.percent:g} %)")
+    head = [f"## torch-grader: {headline}", "",
             f"Runtime: {run.environment.runtime} · torch {run.environment.torch or '?'} · "
             f"{run.environment.gpu_summary}", ""]
     body: list[str] = []

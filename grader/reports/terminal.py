@@ -91,17 +91,7 @@ def _first_line(text: str) -> str:
 
 
 def render_checks(run: GradeRun, console: Console) -> None:
-    """`grader check` output: every check with a mark and, when it failed, its message."""
-    marks = {"passed": "[green]✓[/]", "failed": "[red]✗[/]", "error": "[red]![/]", "not_run": "[dim]-[/]"}
-    for sub in run.submissions:
-        for ex in sub.exercises:
-            passed = sum(c.outcome == "passed" for c in ex.checks)
-            counted = sum(c.outcome != "not_run" for c in ex.checks)
-            console.print(f"[bold]{ex.id}[/] ({ex.file or 'no file'}): {passed}/{counted} checks passed")
-            for c in ex.checks:
-                console.print(f"  {marks[c.outcome]} {c.name} [dim]({c.kind})[/]", highlight=False)
-                if c.outcome in ("failed", "error") and c.message:
-                    for line in c.message.splitlines()[:12]:
-                        console.print(f"      {line}", highlight=False, markup=False)
-                elif c.outcome == "not_run" and c.message:
-                    console.print(f"      [dim]not run: {c.message}[/]", highlight=False)
+    """`grader check` output: see grader.reports.check_view (kept here for old callers)."""
+    from grader.reports.check_view import render_checks as view
+
+    view(run, console)

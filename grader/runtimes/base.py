@@ -29,6 +29,7 @@ class JudgeJob:
     limits: Limits = field(default_factory=Limits)
     timeout_s: float | None = None  # overrides every check's limit when set
     seed: int = 0
+    pytest_args: list[str] = field(default_factory=list)  # selection only: -x, -k EXPR
 
     def spec(self, results_path: str, scratch_root: str | None = None,
              path_map=lambda p: p) -> dict:
@@ -36,6 +37,7 @@ class JudgeJob:
         return {
             "root": path_map(str(self.root)), "results_path": results_path, "scratch_root": scratch_root,
             "seed": self.seed, "timeout_s": self.timeout_s, "test_files": list(self.test_files),
+            "pytest_args": list(self.pytest_args),
             "limits": asdict(self.limits),
             "exercises": [{"id": ex.id, "dir": path_map(str(ex.dir)), "name": ex.name,
                            "timeout_s": self.timeout_s or ex.timeout_s, "budget_s": ex.budget_s}
