@@ -77,3 +77,35 @@ def test_no_total_across_candidates():
     text = render(make_run(), 120)
     assert "Total" not in text
     assert "alice: 8.89 / 20 (44.44 %)" in text and "bob: 0 / 10 (0 %)" in text
+
+
+def test_markdown_keeps_whole_messages_in_collapsible_blocks():
+    from grader.reports import markdown
+
+    text = markdown.render(make_run())
+    assert "<details><summary>17_custom_autograd_function test_value (value, exercises/x/test_hidden.py:3): " \
+           "result differs from the expected values</summary>" in text
+    assert "expected: tensor([1., 2.])" in text  # the useful part after the first line
+
+
+def test_markdown_message_cannot_close_its_code_block():
+    from grader.reports import markdown
+
+    run = make_run()
+    nasty = [row("test_fence", outcome="failed", message="x\n```\n</details>\n# injected heading")]
+    sub = SubmissionResult("eve", "/e", (exercise("05_broadcast_bias", nasty),))
+    text = markdown.render(GradeRun((sub,), run.environment, run.started_at, 1.0, "0"))
+    block = text[text.index("<details>"):]
+    assert "````\nx\n```\n</details>\n# injected heading\n````" in block
+
+
+def test_markdown_over_its_limit_falls_back_to_first_lines():
+    from grader.reports import markdown
+
+    long = [row(f"test_{i}", outcome="failed", message="first line\n" + "detail " * 400) for i in range(20)]
+    sub = SubmissionResult("zed", "/z", (exercise("05_broadcast_bias", long),))
+    run = make_run()
+    text = markdown.render(GradeRun((sub,), run.environment, run.started_at, 1.0, "0"), limit=8192)
+    assert len(text.encode()) <= 8192
+    assert "<details>" not in text and "**Truncated:**" not in text
+    assert text.count(": first line") == 20

@@ -55,7 +55,7 @@ def format_call(what: str, args: tuple, kwargs: dict) -> str | None:
     """`f(tensor([1., 2.]), dim=0)` for the last call into the candidate's code, or None when its
     inputs are too big (or not plain data) to be worth reading."""
     values = list(args) + list(kwargs.values())
-    if not _plain(values) or _elements(values) > MAX_INPUT_ELEMENTS:
+    if not values or not _plain(values) or _elements(values) > MAX_INPUT_ELEMENTS:
         return None
     parts = [format_value(a, 200) for a in args] + [f"{k}={format_value(v, 200)}" for k, v in kwargs.items()]
     name = what[:-2] if what.endswith("()") else what
