@@ -281,7 +281,7 @@ def validate(exercises: tuple[str, ...], timeout_s: float | None) -> None:
     from grader.results import fmt_points
     from grader.validate import validate as run_validate
 
-    results = run_validate(list(exercises) or None, timeout_s=timeout_s)
+    results = run_validate(list(exercises) or None, timeout_s=timeout_s, progress=_validate_progress())
     console = _console()
     rows = [("exercise", "reference", "stub", "mistakes caught", "status")]
     for v in results:
@@ -300,6 +300,19 @@ def validate(exercises: tuple[str, ...], timeout_s: float | None) -> None:
     bad = [v for v in results if not v.ok]
     console.print(f"{len(results) - len(bad)}/{len(results)} exercises valid")
     sys.exit(int(ExitCode.UNDER_THRESHOLD if bad else ExitCode.OK))
+
+
+def _validate_progress():
+    """Print a line to stderr as each exercise's checks are all done (validate runs for minutes)."""
+    import time
+
+    started = time.monotonic()
+
+    def progress(exercise_id: str, done: int, total: int) -> None:
+        if done == total:
+            click.echo(f"  {exercise_id}: {total} checks run ({time.monotonic() - started:.0f} s)", err=True)
+    click.echo("Validating: the reference, the stub and every known mistake of each exercise", err=True)
+    return progress
 
 
 @cli.group()

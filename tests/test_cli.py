@@ -141,6 +141,8 @@ def test_validate_pilots(root):
     result = run(root, "validate", "05", "10")
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1] == "2/2 exercises valid"
+    progress = [line for line in result.output.splitlines() if line.endswith(" s)") and "checks run" in line]
+    assert [line.split(":")[0].strip() for line in progress] == ["05_broadcast_bias", "10_autograd_basics"]
 
 
 def test_validate_reports_a_broken_exercise(root, tmp_path):

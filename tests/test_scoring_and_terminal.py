@@ -109,3 +109,29 @@ def test_markdown_over_its_limit_falls_back_to_first_lines():
     assert len(text.encode()) <= 8192
     assert "<details>" not in text and "**Truncated:**" not in text
     assert text.count(": first line") == 20
+
+
+def test_record_tail_hands_over_records_as_they_are_written(tmp_path):
+    from grader.runtimes.base import RecordTail
+
+    path = tmp_path / "results.jsonl"
+    tail = RecordTail(path)
+    assert tail.poll() == []
+    path.write_text('{"type": "collected", "exercise": "05"}\n{"type": "check", "exer')
+    assert tail.poll() == [{"type": "collected", "exercise": "05"}]  # the torn line waits
+    with open(path, "a") as fh:
+        fh.write('cise": "05"}\n')
+    assert tail.poll() == [{"type": "check", "exercise": "05"}]
+
+
+def test_validate_progress_counts_each_exercises_checks():
+    from grader.validate import _counter
+
+    calls = []
+    on_record = _counter(lambda *args: calls.append(args))
+    for record in [{"type": "collected", "exercise": "05"}, {"type": "collected", "exercise": "05"},
+                   {"type": "collected", "exercise": "10"}, {"type": "check", "exercise": "05"},
+                   {"type": "check", "exercise": "05"}, {"type": "note", "message": "x"},
+                   {"type": "check", "exercise": "10"}]:
+        on_record(record)
+    assert calls == [("05", 1, 2), ("05", 2, 2), ("10", 1, 1)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -30,6 +31,7 @@ class JudgeJob:
     timeout_s: float | None = None  # overrides every check's limit when set
     seed: int = 0
     pytest_args: list[str] = field(default_factory=list)  # selection only: -x, -k EXPR
+    on_record: Callable[[dict], None] | None = None  # each judge record as it is written (local runtime)
 
     def spec(self, results_path: str, scratch_root: str | None = None,
              path_map=lambda p: p) -> dict:
@@ -61,6 +63,34 @@ class JudgeOutput:
     log: str = ""
     notes: list[str] = field(default_factory=list)
     protections: list[str] = field(default_factory=list)
+
+
+class RecordTail:
+    """Follows the judge's results file while it grows: `poll()` returns the records completed since
+    the last call (a torn last line waits for its end)."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset, self.partial = path, 0, b""
+
+    def poll(self) -> list[dict]:
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.offset)
+                data = fh.read(1 << 20)
+        except OSError:
+            return []
+        self.offset += len(data)
+        lines = (self.partial + data).split(b"\n")
+        self.partial = lines.pop()
+        records = []
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+        return records
 
 
 def read_records(path: Path, max_bytes: int = 64 << 20) -> list[dict]:
