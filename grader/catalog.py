@@ -197,6 +197,15 @@ def require_hidden_tests(exercises: list[Exercise], what_next: str) -> None:
 
 # --- the catalog ----------------------------------------------------------------------------------
 
+def root_origin(root: Path) -> str:
+    """Why `root` is the exercise root, for people who wonder which exercises they are using."""
+    if os.environ.get("GRADER_ROOT") and Path(os.environ["GRADER_ROOT"]).resolve() == root:
+        return "from GRADER_ROOT"
+    if Path(__file__).resolve().parent.parent == root:
+        return "the grader's own checkout"
+    return "the current folder" if Path.cwd().resolve() == root else "given"
+
+
 def default_root() -> Path:
     """The folder holding exercises/ (and solutions/): $GRADER_ROOT, the source checkout, or the cwd."""
     env = os.environ.get("GRADER_ROOT")

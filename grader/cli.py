@@ -112,14 +112,15 @@ def cli(ctx: click.Context) -> None:
 @cli.command("list")
 @handle_errors
 def list_cmd() -> None:
-    """List the exercises with their track, difficulty, GPU policy and points."""
-    from grader.catalog import Catalog
+    """List the exercises with their track, difficulty, GPU policy and points, and the exercise
+    root in use (set it with GRADER_ROOT)."""
+    from grader.catalog import Catalog, root_origin
 
     catalog = Catalog.load()
     rows = [("exercise", "track", "difficulty", "gpu", "points", "title")]
     rows += [(ex.id, ex.track, ex.difficulty, ex.gpu, f"{ex.points:g}", ex.title) for ex in catalog.exercises]
     click.echo(_columns(rows, right={4}))
-    click.echo(f"{len(catalog.exercises)} exercises")
+    click.echo(f"{len(catalog.exercises)} exercises in {catalog.root} ({root_origin(catalog.root)})")
     _warn_problems(catalog)
 
 

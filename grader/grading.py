@@ -16,7 +16,7 @@ import contextlib
 import datetime as dt
 import platform
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader import __version__
@@ -105,6 +105,8 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
         output.notes.insert(0, warning)
     output.notes += [f"exercise {name} was skipped: {problem}" for name, problem in catalog.problems.items()]
     env = environment(runtime.name, output)
+    env = replace(env, exercise_root=str(catalog.root) if runtime.name == "local" else
+                  f"the grading image {options.runtime_options.get('image') or 'torch-grader:latest'}")
     return GradeRun(submissions=tuple(results), environment=env, started_at=started,
                     duration_s=time.monotonic() - t0, tool_version=__version__)
 

@@ -124,6 +124,7 @@ class Environment:
     gpus: tuple[str, ...] = ()
     protections: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    exercise_root: str = ""  # where the exercises and checks came from (a folder, or the grading image)
 
     @property
     def gpu_summary(self) -> str:

@@ -33,11 +33,11 @@ def run(root: Path, *args: str):
 def test_list(root):
     result = run(root, "list")
     assert result.exit_code == 0
-    assert result.output == textwrap.dedent("""\
+    assert result.output == textwrap.dedent(f"""\
         exercise            track     difficulty  gpu       points  title
         05_broadcast_bias   tensors   easy        optional      10  Broadcasting: feature bias, per-sample bias, pairwise distances
         10_autograd_basics  autograd  easy        optional      10  Derivatives with backward(), gradient accumulation, manual descent
-        2 exercises
+        2 exercises in {root} (from GRADER_ROOT)
         """)
 
 

@@ -168,6 +168,8 @@ def _environment(env: Environment, run: GradeRun) -> str:
     gpu = f"CUDA {env.cuda} · {env.gpu_summary}" if env.cuda and env.gpus else env.gpu_summary
     rows = [("Runtime", "runtime", env.runtime), ("Python", "python", env.python or "?"),
             ("torch", "torch", env.torch or "?"), ("CUDA / GPU", "gpu", gpu)]
+    if env.exercise_root:
+        rows.append(("Exercises from", "exercise-root", env.exercise_root))
     items = [f'<dt>{label}</dt><dd data-field="{field}">{_e(value)}</dd>' for label, field, value in rows]
     protections = "".join(f"<li>{_e(p)}</li>" for p in env.protections) or "<li>none reported</li>"
     items.append(f'<dt>Protections</dt><dd data-field="protections"><ul>{protections}</ul></dd>')

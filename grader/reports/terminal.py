@@ -29,6 +29,8 @@ def render(run: GradeRun, console: Console, verbose: bool = False) -> None:
     not_run = sum(ex.not_run for sub in run.submissions for ex in sub.exercises)
     env = run.environment
     console.print(f"Graded on {env.runtime} runtime, torch {env.torch or '?'}, {env.gpu_summary}.")
+    if env.exercise_root:
+        console.print(Text(f"Exercises and checks from {env.exercise_root}."))
     if not_run:
         console.print(f"{not_run} check(s) could not run here (e.g. CUDA without a GPU) and are left out of the total.")
     for note in env.notes:
