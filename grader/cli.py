@@ -14,6 +14,7 @@ import click
 from rich.console import Console
 
 from grader import __version__
+from grader.completion import complete_exercises
 from grader.errors import ExitCode, GraderError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -135,7 +136,7 @@ def _columns(rows: list[tuple[str, ...]], right: set[int] = frozenset()) -> str:
 
 
 @cli.command()
-@click.argument("exercise")
+@click.argument("exercise", shell_complete=complete_exercises)
 @handle_errors
 def show(exercise: str) -> None:
     """Print an exercise's README and where its stub is.
@@ -152,7 +153,7 @@ def show(exercise: str) -> None:
 
 
 @cli.command()
-@click.argument("exercises", nargs=-1)
+@click.argument("exercises", nargs=-1, shell_complete=complete_exercises)
 @click.option("--all", "all_", is_flag=True, help="Check every exercise.")
 @click.option("--path", "path", type=click.Path(exists=True, path_type=Path), default=None,
               help="Where your files are (default: the exercises' own folders, edited in place).")
@@ -190,7 +191,7 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
 
 @cli.command("grade")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--exercises", "-e", multiple=True,
+@click.option("--exercises", "-e", multiple=True, shell_complete=complete_exercises,
               help="Exercises to grade (repeat, or a comma list; default: those with a file in the submission).")
 @click.option("--runtime", type=click.Choice(["auto", "local", "docker"]), default="auto", show_default=True,
               help="Where the judge runs: docker (one container per submission, hidden checks out of reach), "
@@ -270,7 +271,7 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
 
 
 @cli.command()
-@click.argument("exercises", nargs=-1)
+@click.argument("exercises", nargs=-1, shell_complete=complete_exercises)
 @click.option("--timeout-s", type=click.FloatRange(min=0.1), default=None, help="Time limit per check.")
 @handle_errors
 def validate(exercises: tuple[str, ...], timeout_s: float | None) -> None:
@@ -343,7 +344,7 @@ def image_build(base_image: str | None, tag: str, force: bool) -> None:
 
 @cli.command("export")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--exercises", "-e", multiple=True,
+@click.option("--exercises", "-e", multiple=True, shell_complete=complete_exercises,
               help="Exercises to include (repeat, or a comma list; default: every exercise).")
 @handle_errors
 def export_cmd(out: Path, exercises: tuple[str, ...]) -> None:

@@ -266,3 +266,15 @@ def test_check_arguments_resolve_like_pytest(root, tmp_path):
         resolve_check(catalog, ("notes.py",), False, None)
     with pytest.raises(UsageError, match="name one or more exercises"):
         resolve_check(catalog, (), False, None, cwd=tmp_path)
+
+
+def test_shell_completion_offers_exercises_and_tracks(root):
+    def complete(words: str, cword: int) -> list[str]:
+        result = CliRunner().invoke(cli, [], prog_name="grader", env={
+            "GRADER_ROOT": str(root), "_GRADER_COMPLETE": "bash_complete", "COMP_WORDS": words,
+            "COMP_CWORD": str(cword)})
+        return [line.split(",", 1)[1] for line in result.output.splitlines()]
+
+    assert complete("grader check 0", 2) == ["05_broadcast_bias"]
+    assert complete("grader check auto", 2) == ["10_autograd_basics", "autograd"]
+    assert complete("grader grade sub.zip -e 05,1", 4) == ["05,10_autograd_basics"]
