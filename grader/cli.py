@@ -310,10 +310,14 @@ def _validate_progress():
 
     started = time.monotonic()
 
+    said: list[bool] = []
+
     def progress(exercise_id: str, done: int, total: int) -> None:
+        if not said:
+            said.append(True)
+            click.echo("Validating: the reference, the stub and every known mistake of each exercise", err=True)
         if done == total:
             click.echo(f"  {exercise_id}: {total} checks run ({time.monotonic() - started:.0f} s)", err=True)
-    click.echo("Validating: the reference, the stub and every known mistake of each exercise", err=True)
     return progress
 
 

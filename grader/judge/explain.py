@@ -16,7 +16,7 @@ MAX_TEXT = 400  # characters per shown value
 MAX_INPUT_ELEMENTS = 48  # inputs are shown only when all of them together are this small
 
 
-def format_value(value: Any, limit: int = MAX_TEXT) -> str:
+def format_value(value: Any, limit: int = MAX_TEXT, one_line: bool = False) -> str:
     """A short, readable repr: whole small tensors, summarised big ones ("..." and the shape)."""
     if isinstance(value, torch.Tensor):
         t = value.detach().cpu()
@@ -27,7 +27,8 @@ def format_value(value: Any, limit: int = MAX_TEXT) -> str:
             text += f"  (shape {tuple(t.shape)}, {t.numel()} elements: summarised)"
     else:
         text = repr(value)
-    text = " ".join(text.split()) if "\n" in text and len(text) <= 90 else text
+    if "\n" in text and (one_line or len(text) <= 90):
+        text = " ".join(text.split())
     return text if len(text) <= limit else text[:limit] + "…"
 
 
@@ -57,7 +58,8 @@ def format_call(what: str, args: tuple, kwargs: dict) -> str | None:
     values = list(args) + list(kwargs.values())
     if not values or not _plain(values) or _elements(values) > MAX_INPUT_ELEMENTS:
         return None
-    parts = [format_value(a, 200) for a in args] + [f"{k}={format_value(v, 200)}" for k, v in kwargs.items()]
+    parts = [format_value(a, 200, one_line=True) for a in args]
+    parts += [f"{k}={format_value(v, 200, one_line=True)}" for k, v in kwargs.items()]
     name = what[:-2] if what.endswith("()") else what
     return f"{name}({', '.join(parts)})"
 

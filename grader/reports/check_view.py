@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 
 from rich.console import Console
+from rich.padding import Padding
 from rich.text import Text
 
 from grader.results import CheckResult, GradeRun
@@ -88,16 +89,21 @@ def _check(c: CheckResult, console: Console, root: Path | None, verbosity: int, 
     lines = [_frames_clickable(line, cwd) for line in c.message.splitlines()]
     cap = None if verbosity > 0 else MESSAGE_LINES
     for line in lines[:cap]:
-        console.print(Text(f"      {line}"))
+        _indented(console, Text(line))
     if cap is not None and len(lines) > cap:
         console.print(Text(f"      … {len(lines) - cap} more line(s): -v shows them", style="dim"))
     if c.file and c.line:
         check_file = (root / c.file) if root else Path(c.file)
-        console.print(Text(f"      check: {where(check_file, cwd)}:{c.line}", style="dim"))
+        _indented(console, Text(f"check: {where(check_file, cwd)}:{c.line}", style="dim"))
     if c.output.strip():
         out = c.output.rstrip().splitlines()
         shown = out if verbosity > 0 else out[-OUTPUT_LINES:]
         console.print(Text("      captured output" + (" (last lines)" if len(shown) < len(out) else "") + ":",
                            style="dim"))
         for line in shown:
-            console.print(Text(f"      | {line}"))
+            _indented(console, Text(f"| {line}"))
+
+
+def _indented(console: Console, text: Text) -> None:
+    """Six spaces in, and a long line wraps under itself (never back at the left edge)."""
+    console.print(Padding(text, (0, 0, 0, 6), expand=False))
