@@ -185,6 +185,9 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
     pytest_args = (["-x"] if exitfirst else []) + (["-k", keyword] if keyword else [])
     run = grade([target.path], exercises=target.exercises, visibility="public", timeout_s=timeout_s,
                 limits=_limits(memory_gb), pytest_args=pytest_args)
+    checks = [c for s in run.submissions for e in s.exercises for c in e.checks]
+    if keyword and all(c.name == "grading" for c in checks):  # the judge collected nothing to run
+        raise click.UsageError(f"no check matches -k {keyword!r}: `grader check EXERCISE` lists the check names")
     render_checks(run, _console(), root=catalog.root, verbosity=verbose - quiet)
     sys.exit(int(ExitCode.UNDER_THRESHOLD if failed(run) else ExitCode.OK))
 

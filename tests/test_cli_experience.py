@@ -278,3 +278,9 @@ def test_shell_completion_offers_exercises_and_tracks(root):
     assert complete("grader check 0", 2) == ["05_broadcast_bias"]
     assert complete("grader check auto", 2) == ["10_autograd_basics", "autograd"]
     assert complete("grader grade sub.zip -e 05,1", 4) == ["05,10_autograd_basics"]
+
+
+def test_check_k_matching_nothing_is_a_usage_error(root):
+    result = run(root, "check", "05", "-k", "no_such_check_name")
+    assert result.exit_code == 2
+    assert "no check matches -k 'no_such_check_name'" in result.output
