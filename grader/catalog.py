@@ -169,10 +169,19 @@ def load_exercise(folder: Path, solutions_root: Path) -> Exercise:
         solutions_dir=solutions_root / track / folder.name,
         has_hidden_tests=(folder / "test_hidden.py").is_file(),
     )
-    for required in (exercise.stub, exercise.public_tests, folder / "README.md"):
+    if not exercise.stub.is_file():
+        others = sorted(p.name for p in folder.glob("*.py") if not p.name.startswith("test_"))
+        found = f" (found {', '.join(others)})" if others else ""
+        raise StubMissing(f"{folder}: missing {exercise.stub.name}{found}: the checks import your code from "
+                          f"{exercise.stub.name}; rename your file back to {exercise.stub.name}")
+    for required in (exercise.public_tests, folder / "README.md"):
         if not required.is_file():
             raise ExerciseDefinitionError(f"{folder}: missing {required.name}")
     return exercise
+
+
+class StubMissing(UsageError):
+    """The exercise's stub file is gone (renamed by a candidate): the user's to fix, exit 2."""
 
 
 def require_hidden_tests(exercises: list[Exercise], what_next: str) -> None:
@@ -187,6 +196,15 @@ def require_hidden_tests(exercises: list[Exercise], what_next: str) -> None:
 
 
 # --- the catalog ----------------------------------------------------------------------------------
+
+def root_origin(root: Path) -> str:
+    """Why `root` is the exercise root, for people who wonder which exercises they are using."""
+    if os.environ.get("GRADER_ROOT") and Path(os.environ["GRADER_ROOT"]).resolve() == root:
+        return "from GRADER_ROOT"
+    if Path(__file__).resolve().parent.parent == root:
+        return "the grader's own checkout"
+    return "the current folder" if Path.cwd().resolve() == root else "given"
+
 
 def default_root() -> Path:
     """The folder holding exercises/ (and solutions/): $GRADER_ROOT, the source checkout, or the cwd."""
@@ -204,6 +222,7 @@ class Catalog:
     root: Path
     exercises: list[Exercise] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)  # folder name -> why it could not be loaded
+    renamed: set[str] = field(default_factory=set)  # folders whose stub is missing (the user's to fix)
 
     @classmethod
     def load(cls, root: Path | None = None) -> Catalog:
@@ -213,23 +232,38 @@ class Catalog:
             raise UsageError(
                 f"no exercises/ folder under {root}: run from the grader's checkout or set GRADER_ROOT"
             )
-        exercises, problems = [], {}
+        exercises, problems, renamed = [], {}, set()
         for track in sorted(p for p in ex_root.iterdir() if p.is_dir()):
             for folder in sorted(p for p in track.iterdir() if p.is_dir() and EXERCISE_DIR_RE.match(p.name)):
                 try:
                     exercises.append(load_exercise(folder, root / "solutions"))
-                except ExerciseDefinitionError as exc:
+                except (ExerciseDefinitionError, StubMissing) as exc:
                     # one malformed exercise must not stop the others from being listed or graded
                     problems[folder.name] = str(exc)
+                    if isinstance(exc, StubMissing):
+                        renamed.add(folder.name)
         exercises.sort(key=lambda e: e.number)
-        return cls(root=root, exercises=exercises, problems=problems)
+        return cls(root=root, exercises=exercises, problems=problems, renamed=renamed)
+
+    @property
+    def tracks(self) -> dict[str, list[Exercise]]:
+        """The exercises of each track, in catalog order."""
+        tracks: dict[str, list[Exercise]] = {}
+        for ex in self.exercises:
+            tracks.setdefault(ex.track, []).append(ex)
+        return tracks
 
     def get(self, ref: str) -> Exercise:
         """An exercise named by its folder name, its number ("5", "05") or a unique prefix."""
         ref = ref.strip()
+        if not ref:
+            raise UsageError("an empty exercise name: name an exercise by its number (05), folder or track")
         for ex in self.exercises:
             if ref == ex.id or ref == ex.name:
                 return ex
+        if ref in self.tracks:
+            ids = ", ".join(ex.id for ex in self.tracks[ref])
+            raise UsageError(f"{ref!r} is a track ({ids}): name one exercise of it")
         if ref.isdigit():
             for ex in self.exercises:
                 if ex.number == int(ref):
@@ -237,24 +271,39 @@ class Catalog:
         matches = [ex for ex in self.exercises if ex.id.startswith(ref) or ex.name.startswith(ref)]
         if len(matches) == 1:
             return matches[0]
-        broken = [msg for name, msg in self.problems.items()
+        broken = [(name, msg) for name, msg in self.problems.items()
                   if name == ref or name.startswith(ref) or (ref.isdigit() and name[:2] == f"{int(ref):02d}")]
         if not matches and broken:
-            raise ExerciseDefinitionError(f"exercise {ref!r} cannot be loaded: {broken[0]}")
+            name, msg = broken[0]
+            error = UsageError if name in self.renamed else ExerciseDefinitionError
+            raise error(f"exercise {ref!r} cannot be loaded: {msg}")
         if not matches:
             raise UsageError(f"unknown exercise {ref!r}: see `grader list` for the exercises")
         names = ", ".join(ex.id for ex in matches)
         raise UsageError(f"exercise {ref!r} is ambiguous: it matches {names}")
 
     def select(self, refs: list[str] | tuple[str, ...] | None) -> list[Exercise]:
-        """Resolve refs (each may be a comma list); None or empty means every exercise."""
+        """Resolve refs (each may be a comma list of exercises or track names, such as "05,autograd");
+        None or an empty list means every exercise. Refs that name nothing (``""``, ``",,"``) are a
+        UsageError, never "every exercise"."""
         if not refs:
             return list(self.exercises)
         chosen: list[Exercise] = []
         for ref in refs:
             for part in ref.split(","):
-                if part.strip():
-                    ex = self.get(part)
+                part = part.strip()
+                if not part:
+                    continue
+                found = self.tracks.get(part) if part not in self._names else None
+                for ex in found or [self.get(part)]:
                     if ex not in chosen:
                         chosen.append(ex)
+        if not chosen:
+            shown = ", ".join(repr(r) for r in refs)
+            raise UsageError(f"no exercise named in {shown}: name exercises by number, folder or track "
+                             f"(e.g. 05, 05,10 or autograd); see `grader list`")
         return chosen
+
+    @property
+    def _names(self) -> set[str]:
+        return {ex.id for ex in self.exercises} | {ex.name for ex in self.exercises}

@@ -14,15 +14,16 @@ import click
 from rich.console import Console
 
 from grader import __version__
+from grader.completion import complete_exercises
 from grader.errors import ExitCode, GraderError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-def _console() -> Console:
-    console = Console(highlight=False)
+def _console(stderr: bool = False) -> Console:
+    console = Console(highlight=False, stderr=stderr)
     if not console.is_terminal:
-        console = Console(highlight=False, width=120)
+        console = Console(highlight=False, width=120, stderr=stderr)
     return console
 
 
@@ -43,8 +44,9 @@ def handle_errors(fn):
 def limit_options(fn):
     fn = click.option("--timeout-s", type=click.FloatRange(min=0.1), default=None,
                       help="Time limit per check in seconds (default: each exercise's timeout_s).")(fn)
-    fn = click.option("--memory-gb", type=click.FloatRange(min=0.1), default=4.0, show_default=True,
-                      help="Memory limit per worker process.")(fn)
+    fn = click.option("--memory-gb", type=float, default=4.0, show_default=True, callback=_memory_gb,
+                      help="Memory limit per worker process (at least 0.5: a worker needs about 0.25 GiB "
+                           "for torch alone).")(fn)
     return fn
 
 
@@ -57,9 +59,19 @@ def output_options(fn):
                               callback=_markdown_limit,
                               help="Size cap of the Markdown summary: pr (a pull-request comment, 64 KiB), step "
                                    "(a step summary, 1 MiB) or bytes; a longer one is cut with a notice.")(fn)
-        fn = click.option(f"--{name}", f"{name}_path", type=click.Path(dir_okay=False, path_type=Path),
-                          default=None, help=f"Write {what} to this file.")(fn)
+        fn = click.option(f"--{name}", f"{name}_path", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+                          default=None, help=f"Write {what} to this file (- for standard output).")(fn)
     return fn
+
+
+def _memory_gb(ctx: click.Context, param: click.Parameter, value: float) -> float:
+    from grader.sandbox.limits import MIN_MEMORY_GB
+
+    if value < MIN_MEMORY_GB:
+        raise click.BadParameter(f"{value:g} GiB cannot even import torch in a worker, so every check would fail "
+                                 f"for the grader's setting, not the candidate's code: use at least "
+                                 f"{MIN_MEMORY_GB:g}")
+    return value
 
 
 def _markdown_limit(ctx: click.Context, param: click.Parameter, value: str) -> int:
@@ -82,29 +94,34 @@ def _warn_problems(catalog) -> None:
         click.echo(f"Warning: exercise {name} is skipped: {problem}", err=True)
 
 
-@click.group(context_settings=CONTEXT)
+@click.group(context_settings=CONTEXT, invoke_without_command=True)
 @click.version_option(__version__, prog_name="grader")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Grade PyTorch coding exercises: public checks for candidates, hidden checks for graders.
+    `grader` alone prints this help and exits 0.
 
     \b
     Candidates:    grader list, grader show 05, grader check 05
     Interviewers:  grader grade submission.zip --json report.json
     Authors:       grader validate 05
     """
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
 
 
 @cli.command("list")
 @handle_errors
 def list_cmd() -> None:
-    """List the exercises with their track, difficulty, GPU policy and points."""
-    from grader.catalog import Catalog
+    """List the exercises with their track, difficulty, GPU policy and points, and the exercise
+    root in use (set it with GRADER_ROOT)."""
+    from grader.catalog import Catalog, root_origin
 
     catalog = Catalog.load()
     rows = [("exercise", "track", "difficulty", "gpu", "points", "title")]
     rows += [(ex.id, ex.track, ex.difficulty, ex.gpu, f"{ex.points:g}", ex.title) for ex in catalog.exercises]
     click.echo(_columns(rows, right={4}))
-    click.echo(f"{len(catalog.exercises)} exercises")
+    click.echo(f"{len(catalog.exercises)} exercises in {catalog.root} ({root_origin(catalog.root)})")
     _warn_problems(catalog)
 
 
@@ -119,7 +136,7 @@ def _columns(rows: list[tuple[str, ...]], right: set[int] = frozenset()) -> str:
 
 
 @cli.command()
-@click.argument("exercise")
+@click.argument("exercise", shell_complete=complete_exercises)
 @handle_errors
 def show(exercise: str) -> None:
     """Print an exercise's README and where its stub is.
@@ -136,39 +153,48 @@ def show(exercise: str) -> None:
 
 
 @cli.command()
-@click.argument("exercises", nargs=-1)
+@click.argument("exercises", nargs=-1, shell_complete=complete_exercises)
 @click.option("--all", "all_", is_flag=True, help="Check every exercise.")
 @click.option("--path", "path", type=click.Path(exists=True, path_type=Path), default=None,
               help="Where your files are (default: the exercises' own folders, edited in place).")
+@click.option("-x", "--exitfirst", is_flag=True, help="Stop at the first failing check.")
+@click.option("-k", "keyword", metavar="EXPR", default=None,
+              help="Run only the checks whose names match EXPR (pytest's -k: e.g. pairwise, 'not cuda').")
+@click.option("-v", "--verbose", "verbose", count=True, help="Whole messages, and why a check did not run.")
+@click.option("-q", "--quiet", "quiet", count=True, help="Show failing checks and the summary line only.")
 @limit_options
 @handle_errors
-def check(exercises: tuple[str, ...], all_: bool, path: Path | None, timeout_s: float | None,
-          memory_gb: float) -> None:
+def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: bool, keyword: str | None,
+          verbose: int, quiet: int, timeout_s: float | None, memory_gb: float) -> None:
     """Run the public checks of EXERCISES on your files, with messages you can act on.
 
-    An exercise is named by its folder name, its number or a unique prefix. Exits 0 when every
-    public check passes and 3 when one fails.
+    An exercise is named by its folder name, its number, a unique prefix or its file
+    (broadcast_bias.py); a track name (autograd) names all its exercises. With no EXERCISES,
+    inside an exercise's folder, checks that exercise. Exits 0 when every public check passes
+    and 3 when one fails.
 
-    Example: grader check 05 10
+    Example: grader check 05 10 -x
     """
     from grader.catalog import Catalog
+    from grader.check_select import resolve_check
     from grader.grading import grade
-    from grader.reports.terminal import render_checks
+    from grader.reports.check_view import failed, render_checks
 
-    if not exercises and not all_:
-        raise click.UsageError("name one or more exercises (e.g. `grader check 05`), or use --all")
     catalog = Catalog.load()
-    refs = [ex.id for ex in catalog.select(None if all_ else list(exercises))]
-    run = grade([path or catalog.root / "exercises"], exercises=refs, visibility="public", timeout_s=timeout_s,
-                limits=_limits(memory_gb))
-    render_checks(run, _console())
-    failed = any(c.outcome in ("failed", "error") for s in run.submissions for e in s.exercises for c in e.checks)
-    sys.exit(int(ExitCode.UNDER_THRESHOLD if failed else ExitCode.OK))
+    target = resolve_check(catalog, exercises, all_, path)
+    pytest_args = (["-x"] if exitfirst else []) + (["-k", keyword] if keyword else [])
+    run = grade([target.path], exercises=target.exercises, visibility="public", timeout_s=timeout_s,
+                limits=_limits(memory_gb), pytest_args=pytest_args)
+    checks = [c for s in run.submissions for e in s.exercises for c in e.checks]
+    if keyword and all(c.name == "grading" for c in checks):  # the judge collected nothing to run
+        raise click.UsageError(f"no check matches -k {keyword!r}: `grader check EXERCISE` lists the check names")
+    render_checks(run, _console(), root=catalog.root, verbosity=verbose - quiet)
+    sys.exit(int(ExitCode.UNDER_THRESHOLD if failed(run) else ExitCode.OK))
 
 
 @cli.command("grade")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--exercises", "-e", multiple=True,
+@click.option("--exercises", "-e", multiple=True, shell_complete=complete_exercises,
               help="Exercises to grade (repeat, or a comma list; default: those with a file in the submission).")
 @click.option("--runtime", type=click.Choice(["auto", "local", "docker"]), default="auto", show_default=True,
               help="Where the judge runs: docker (one container per submission, hidden checks out of reach), "
@@ -181,7 +207,8 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, timeout_s: 
 @click.option("--allow-stale-image", is_flag=True,
               help="Docker: grade with an image not built from this checkout (refused by default; noted in reports).")
 @click.option("--fail-under", type=click.FloatRange(0, 100), default=None,
-              help="Exit with code 3 when the total score is under this percentage.")
+              help="Exit with code 3 when a submission's score is under this percentage (each submission on "
+                   "its own; one that cannot be graded scores 0).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the score table.")
 @click.option("--audience", type=click.Choice(["interviewer", "candidate"]), default="interviewer", show_default=True,
               help="Who the reports and the table are for: candidate shows hidden checks only in aggregate per "
@@ -189,19 +216,24 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, timeout_s: 
 @click.option("--full-reports", "full_reports", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Also write the interviewer's form of every report asked for into this folder (with "
                    "--audience candidate: e.g. a PR shows the candidate's form, the artifact keeps this one).")
+@click.option("--verbose", "-v", is_flag=True, help="Show every failed check's whole message under the table.")
 @output_options
 @limit_options
 @handle_errors
 def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str, image: str | None, gpus: str,
               require_gpu: bool, allow_stale_image: bool, fail_under: float | None,
-              quiet: bool, audience: str, full_reports: Path | None, json_path: Path | None, junit_path: Path | None, gradescope_path: Path | None,
+              quiet: bool, audience: str, full_reports: Path | None, verbose: bool, json_path: Path | None,
+              junit_path: Path | None, gradescope_path: Path | None,
               markdown_path: Path | None, markdown_limit: int, html_path: Path | None, timeout_s: float | None,
               memory_gb: float) -> None:
     """Grade one or more submissions (folders, .py files, .zip or .tar.gz archives) with the
     public and hidden checks, and write reports.
 
-    Exits 0 when graded, whatever the score; 3 when the score is under --fail-under; 2 on a usage
-    error (bad path, unknown exercise); 1 on a grader or infrastructure error.
+    Exits 0 when graded, whatever the score; 3 when a submission's score is under --fail-under; 2
+    on a usage error (bad path, unknown exercise, nothing gradable); 1 on a grader or infrastructure
+    error. Report paths are checked before grading; `-` writes a report to standard output (the
+    table then goes to standard error). A submission that cannot be graded scores 0 in every
+    report, with the reason, and the reports are still written.
 
     Example: grader grade submission.zip --exercises 05,10 --json report.json --fail-under 60
 
@@ -210,12 +242,15 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
     """
     from grader.grading import grade
     from grader.image import DEFAULT_TAG
-    from grader.reports import write_report
+    from grader.outputs import ReportTarget, plan_reports, write_reports
     from grader.reports.audience import for_audience
     from grader.reports.terminal import render
     from grader.runtimes.docker import GpuRequest
 
     GpuRequest.parse(gpus)  # a bad --gpus is a usage error whatever the runtime
+    targets = plan_reports({"json": json_path, "junit": junit_path, "gradescope": gradescope_path,
+                            "markdown": markdown_path, "html": html_path}, list(paths),
+                           {"markdown": {"limit": markdown_limit}})
     options = {"image": image or DEFAULT_TAG, "gpus": gpus, "require_gpu": require_gpu,
                "allow_stale_image": allow_stale_image}
     run = grade(list(paths), exercises=list(exercises) or None, runtime=runtime, timeout_s=timeout_s,
@@ -223,26 +258,46 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
     for note in run.environment.notes:
         if note.startswith(("no Docker daemon", "the grading image", "graded with a stale image")):
             click.echo(f"Warning: {note}", err=True)
+    shown = for_audience(run, audience)
+    failures = write_reports(shown, targets, stdout=lambda text: click.echo(text, nl=False))
+    if full_reports is not None:
+        full = [ReportTarget(t.kind, full_reports / (t.path.name if t.path else _DEFAULT_NAMES[t.kind]), t.options)
+                for t in targets]
+        failures += write_reports(run, full)
+    nothing_graded = bool(run.submissions) and all(sub.error for sub in run.submissions)
+    if not quiet and not nothing_graded:
+        # with a report on standard output, the table goes to standard error
+        render(shown, _console(stderr=any(t.path is None for t in targets)), verbose=verbose)
+    for failure in failures:
+        click.echo(f"Error: {failure} (the other reports were written)", err=True)
+    for sub in run.submissions:
+        if sub.error:
+            click.echo(f"Error: {sub.error}" if len(run.submissions) == 1 else
+                       f"Error: {sub.name}: not graded: {sub.error}", err=True)
     if require_gpu and not run.environment.gpus:
         click.echo("Error: --require-gpu: no GPU was available to grade on", err=True)
         sys.exit(int(ExitCode.ERROR))
-    shown = for_audience(run, audience)
-    for kind, target in (("json", json_path), ("junit", junit_path), ("gradescope", gradescope_path),
-                         ("markdown", markdown_path), ("html", html_path)):
-        if target is not None:
-            options = {"limit": markdown_limit} if kind == "markdown" else {}
-            write_report(kind, shown, target, **options)
-            if full_reports is not None:
-                write_report(kind, run, full_reports / target.name, **options)
-    if not quiet:
-        render(shown, _console())
-    if fail_under is not None and run.percent < fail_under:
-        click.echo(f"Score {run.percent:g} % is under --fail-under {fail_under:g} %", err=True)
+    if failures:
+        sys.exit(int(ExitCode.ERROR))
+    if nothing_graded:
+        sys.exit(int(ExitCode.USAGE))  # nothing could be graded: the submission paths are wrong
+    under = [sub for sub in run.submissions if sub.percent < fail_under] if fail_under is not None else []
+    if under and len(run.submissions) == 1:
+        click.echo(f"Score {under[0].percent:g} % is under --fail-under {fail_under:g} %", err=True)
+    elif under:
+        names = ", ".join(f"{sub.name} ({sub.percent:g} %)" for sub in under)
+        click.echo(f"{len(under)} of {len(run.submissions)} submissions under --fail-under {fail_under:g} %: {names}",
+                   err=True)
+    if under:
         sys.exit(int(ExitCode.UNDER_THRESHOLD))
 
 
+_DEFAULT_NAMES = {"json": "report.json", "junit": "junit.xml", "gradescope": "results.json",
+                  "markdown": "summary.md", "html": "report.html"}
+
+
 @cli.command()
-@click.argument("exercises", nargs=-1)
+@click.argument("exercises", nargs=-1, shell_complete=complete_exercises)
 @click.option("--timeout-s", type=click.FloatRange(min=0.1), default=None, help="Time limit per check.")
 @handle_errors
 def validate(exercises: tuple[str, ...], timeout_s: float | None) -> None:
@@ -254,7 +309,7 @@ def validate(exercises: tuple[str, ...], timeout_s: float | None) -> None:
     from grader.results import fmt_points
     from grader.validate import validate as run_validate
 
-    results = run_validate(list(exercises) or None, timeout_s=timeout_s)
+    results = run_validate(list(exercises) or None, timeout_s=timeout_s, progress=_validate_progress())
     console = _console()
     rows = [("exercise", "reference", "stub", "mistakes caught", "status")]
     for v in results:
@@ -273,6 +328,23 @@ def validate(exercises: tuple[str, ...], timeout_s: float | None) -> None:
     bad = [v for v in results if not v.ok]
     console.print(f"{len(results) - len(bad)}/{len(results)} exercises valid")
     sys.exit(int(ExitCode.UNDER_THRESHOLD if bad else ExitCode.OK))
+
+
+def _validate_progress():
+    """Print a line to stderr as each exercise's checks are all done (validate runs for minutes)."""
+    import time
+
+    started = time.monotonic()
+
+    said: list[bool] = []
+
+    def progress(exercise_id: str, done: int, total: int) -> None:
+        if not said:
+            said.append(True)
+            click.echo("Validating: the reference, the stub and every known mistake of each exercise", err=True)
+        if done == total:
+            click.echo(f"  {exercise_id}: {total} checks run ({time.monotonic() - started:.0f} s)", err=True)
+    return progress
 
 
 @cli.group()
@@ -302,7 +374,7 @@ def image_build(base_image: str | None, tag: str, force: bool) -> None:
 
 @cli.command("export")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--exercises", "-e", multiple=True,
+@click.option("--exercises", "-e", multiple=True, shell_complete=complete_exercises,
               help="Exercises to include (repeat, or a comma list; default: every exercise).")
 @handle_errors
 def export_cmd(out: Path, exercises: tuple[str, ...]) -> None:

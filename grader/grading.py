@@ -6,7 +6,8 @@
 
 It opens each submission, finds the candidate files, runs the judge through a runtime, and builds
 the `GradeRun` result model that every report is rendered from. A broken exercise never stops the
-others, and a submission that cannot be opened is reported, not raised, when several are graded.
+others, and a submission that cannot be opened or holds no exercise file is reported, never raised:
+it is a failed submission (`error` set; 0 of the points of the exercises asked for).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import contextlib
 import datetime as dt
 import platform
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader import __version__
@@ -41,6 +42,7 @@ class GradeOptions:
     seed: int = 0
     root: Path | None = None
     runtime_options: dict = field(default_factory=dict)
+    pytest_args: list[str] = field(default_factory=list)  # e.g. ["-x"], ["-k", "pairwise"] (grader check)
 
 
 def grade(paths: list[str | Path], **kwargs) -> GradeRun:
@@ -74,8 +76,8 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
                         f"name the exercises with --exercises, or check the layout")
                 candidates.append((label, root, files, None))
             except GraderError as exc:
-                if len(paths) == 1:
-                    raise
+                # a failed submission, reported as such (score 0) in every report: never raised,
+                # so that reports are still written and the candidate sees why
                 candidates.append((label, path, None, str(exc)))
         graded = [c for c in candidates if c[2]]
         used = [ex for ex in selected if any(ex.id in c[2] for c in graded)]
@@ -89,12 +91,14 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
                            candidates=[Candidate(label, {k: v.to_spec() for k, v in files.items()}, str(root))
                                        for label, root, files, _ in graded],
                            test_files=VISIBILITY_FILES[options.visibility], limits=options.limits,
-                           timeout_s=options.timeout_s, seed=options.seed)
+                           timeout_s=options.timeout_s, seed=options.seed, pytest_args=list(options.pytest_args))
             output = runtime.run(job)
         results = []
         for label, root, files, error in candidates:
             if files is None:
-                results.append(SubmissionResult(name=label, path=str(root), exercises=(), error=error))
+                asked = selected if explicit else []
+                results.append(SubmissionResult(name=label, path=str(root), error=error,
+                                                exercises=tuple(failed_exercise(ex, error) for ex in asked)))
                 continue
             exercises = tuple(build_exercise(ex, label, root, files[ex.id], output)
                               for ex in used if ex.id in files)
@@ -105,8 +109,18 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
         output.notes.insert(0, stale)
     output.notes += [f"exercise {name} was skipped: {problem}" for name, problem in catalog.problems.items()]
     env = environment(runtime.name, output)
+    env = replace(env, exercise_root=str(catalog.root) if runtime.name == "local" else
+                  f"the grading image {options.runtime_options.get('image') or 'torch-grader:latest'}")
     return GradeRun(submissions=tuple(results), environment=env, started_at=started,
                     duration_s=time.monotonic() - t0, tool_version=__version__)
+
+
+def failed_exercise(ex: Exercise, why: str) -> ExerciseResult:
+    """An exercise of a submission that could not be graded at all: 0 of its points, with the reason."""
+    row = {"name": "open submission", "kind": "value", "weight": 1.0, "visibility": "public", "outcome": "failed",
+           "message": why, "duration_s": 0.0, "file": "", "line": 0}
+    return ExerciseResult(id=ex.id, title=ex.title, track=ex.track, difficulty=ex.difficulty, points=ex.points,
+                          file=None, checks=tuple(score_checks(ex.points, [row])), problem=why)
 
 
 def _unique(label: str, used: set[str]) -> str:
@@ -130,10 +144,14 @@ def build_exercise(ex: Exercise, label: str, root: Path, cand: CandidateFile, ou
     collected = {r["nodeid"]: r for r in mine if r.get("type") == "collected"}
     checks = {r["nodeid"]: r for r in mine if r.get("type") == "check"}
     static = next((r for r in mine if r.get("type") == "static"), {})
+    stopped = next((r for r in output.records if r.get("type") == "stopped"), None)
     rows = []
     for nodeid, info in collected.items():
         if nodeid in checks:
             rows.append(checks[nodeid])
+        elif stopped is not None and not output.error:  # -x: the session stopped where it was asked to
+            rows.append({**info, "outcome": "not_run", "duration_s": 0.0,
+                         "message": f"not run: {stopped.get('reason', 'stopped')} (-x)"})
         else:
             why = output.error or "the judge stopped before reaching it"
             rows.append({**info, "outcome": "error", "message": f"not graded: {why}", "duration_s": 0.0})

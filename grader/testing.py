@@ -82,6 +82,15 @@ def reference(test_file: str | None = None) -> ModuleType:
 
 # --- assertions with messages a candidate can act on ---------------------------------------------
 
+class Mismatch(AssertionError):
+    """`assert_close` found different values. It carries them (`expected`, `actual`) so that the
+    judge can show a failing *public* check's expected-vs-got; hidden checks' values stay hidden."""
+
+    def __init__(self, message: str, expected: Any, actual: Any):
+        super().__init__(message)
+        self.expected, self.actual = expected, actual
+
+
 def _fmt_shape(shape: Any) -> str:
     return str(tuple(int(s) for s in shape))
 
@@ -138,7 +147,7 @@ def assert_close(actual: Any, expected: Any, *, atol: float | None = None, rtol:
                                        else expected.detach().cpu(), atol=atol, rtol=rtol,
                                        equal_nan=equal_nan, check_dtype=check_dtype, check_device=False)
         except AssertionError as exc:
-            raise AssertionError(f"{what} differs from the expected values: {_short(str(exc))}") from None
+            raise Mismatch(f"{what} differs from the expected values: {_short(str(exc))}", expected, t) from None
         return
     if isinstance(expected, (int, float)) and not isinstance(expected, bool):
         if isinstance(actual, torch.Tensor) and actual.numel() == 1:
@@ -149,7 +158,7 @@ def assert_close(actual: Any, expected: Any, *, atol: float | None = None, rtol:
         rtol = 1e-6 if rtol is None else rtol
         if not (math.isclose(actual, expected, rel_tol=rtol, abs_tol=atol) or
                 (equal_nan and math.isnan(actual) and math.isnan(expected))):
-            raise AssertionError(f"expected {what} ≈ {expected!r}, got {actual!r}")
+            raise Mismatch(f"expected {what} ≈ {expected!r}, got {actual!r}", expected, actual)
         return
     if actual != expected:
         raise AssertionError(f"expected {what} == {expected!r}, got {actual!r}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -56,6 +57,22 @@ class ExerciseValidation:
         return not self.problems
 
 
+def _counter(progress: Progress) -> Callable[[dict], None]:
+    collected: dict[str, int] = {}
+    done: dict[str, int] = {}
+
+    def on_record(record: dict) -> None:
+        ex_id = record.get("exercise")
+        if not isinstance(ex_id, str):
+            return
+        if record.get("type") == "collected":
+            collected[ex_id] = collected.get(ex_id, 0) + 1
+        elif record.get("type") == "check":
+            done[ex_id] = done.get(ex_id, 0) + 1
+            progress(ex_id, done[ex_id], collected.get(ex_id, 0))
+    return on_record
+
+
 def _base(name: str) -> str:
     return name.split("[", 1)[0]
 
@@ -81,8 +98,13 @@ def judge_mistake(path: Path, result: ExerciseResult) -> MistakeVerdict:
     return verdict
 
 
+Progress = Callable[[str, int, int], None]  # (exercise id, checks finished, checks collected)
+
+
 def validate(exercises: list[str] | None = None, root: Path | None = None, timeout_s: float | None = None,
-             runtime: str = "local") -> list[ExerciseValidation]:
+             runtime: str = "local", progress: Progress | None = None) -> list[ExerciseValidation]:
+    """Validate `exercises` (refs; None: all). `progress(exercise_id, done, total)` is called as each
+    check of an exercise finishes (reference, stub and mistakes together), when given."""
     catalog = Catalog.load(root)
     selected = catalog.select(exercises)
     if not any(ex.has_hidden_tests for ex in selected):  # a candidate bundle: nothing to validate here
@@ -102,7 +124,8 @@ def validate(exercises: list[str] | None = None, root: Path | None = None, timeo
     for ex in missing_refs:
         candidates["reference"][ex.id] = {"path": None, "problem": f"no reference solution at {ex.reference}"}
     job = JudgeJob(root=catalog.root, exercises=selected,
-                   candidates=[Candidate(label, files) for label, files in candidates.items()], timeout_s=timeout_s)
+                   candidates=[Candidate(label, files) for label, files in candidates.items()], timeout_s=timeout_s,
+                   on_record=_counter(progress) if progress else None)
     output = get_runtime(runtime).run(job)
 
     def result(label: str, ex: Exercise, path: Path) -> ExerciseResult:

@@ -22,6 +22,7 @@ import torch
 
 from grader.catalog import CHECK_KINDS
 from grader.judge import source
+from grader.judge.explain import details
 from grader.judge.proxy import Submission, SubmissionProblem
 from grader.judge.static import StaticView
 from grader.sandbox import privileges
@@ -32,6 +33,7 @@ MAX_MESSAGE = 3000
 MAX_FLAGS = 50  # static flags per file in a record
 MAX_FLAG_TEXT = 300
 MAX_RECORD = 256 << 10  # one results line; `runtimes.base.read_records` skips longer lines
+MAX_OUTPUT = 2000  # characters of a public check's captured output
 
 
 class JudgePlugin:
@@ -111,6 +113,7 @@ class JudgePlugin:
                 pytest.param("cuda", marks=pytest.mark.skipif(not self.cuda, reason="CUDA not available")),
             ])
 
+    @pytest.hookimpl(trylast=True)  # after -k has deselected: only what will run is "collected"
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list) -> None:
         import cloudpickle
 
@@ -171,6 +174,7 @@ class JudgePlugin:
         )
         yield submission
         submission.close()
+        item.stash[_OUTPUT] = submission.output  # what the candidate's code printed during this check
 
     def check_sandbox(self, applied: Any) -> None:
         """Record once if a worker did not apply the sandbox the judge expected. What the worker
@@ -217,6 +221,8 @@ class JudgePlugin:
         phases = item.stash.setdefault(_PHASES, {})
         if call.excinfo is not None and not report.skipped:
             phases[call.when] = (call.excinfo.value, call.excinfo.tb)
+            sub = getattr(item, "funcargs", {}).get("sub")
+            item.stash[_LAST_CALL] = getattr(getattr(sub, "_worker", None), "last_call", None)
         elif report.skipped:
             reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
             phases[call.when] = ("skip", reason.removeprefix("Skipped: "))
@@ -240,9 +246,14 @@ class JudgePlugin:
                 outcome, message = "not_run", tb
                 break
             outcome, message, line = classify(value, tb, when, item.path)
+            if info["visibility"] == "public":  # hidden checks' values and inputs stay hidden
+                extra = details(value, item.stash.get(_LAST_CALL, None))
+                message += f"\n{extra}" if extra else ""
             break
+        output = item.stash.get(_OUTPUT, "") if info["visibility"] == "public" else ""
         self.emit({"type": "check", **info, "outcome": outcome, "message": message[:MAX_MESSAGE],
-                   "duration_s": round(elapsed, 4), "line": line or info["line"]})
+                   "duration_s": round(elapsed, 4), "line": line or info["line"],
+                   "output": output[-MAX_OUTPUT:] if output.strip() else ""})
         while self.zygote.incidents:
             incident = self.zygote.incidents.pop(0)
             self.emit({"type": "note", "message": f"{incident} (during {info['exercise']} {info['name']} "
@@ -256,6 +267,9 @@ class JudgePlugin:
         yield
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        reason = session.shouldfail  # set only by -x / --maxfail, which the user asked for
+        if isinstance(reason, str) and reason:
+            self.emit({"type": "stopped", "reason": reason})
         self.emit({"type": "finished", "exitstatus": int(exitstatus)})
         self.out.close()
 
@@ -268,6 +282,8 @@ _INFO = pytest.StashKey[dict]()
 _PHASES = pytest.StashKey[dict]()
 _TIMEOUT = pytest.StashKey[float]()
 _START = pytest.StashKey[float]()
+_OUTPUT = pytest.StashKey[str]()
+_LAST_CALL = pytest.StashKey[object]()
 
 
 def classify(exc: BaseException, tb: Any, when: str, test_path: Path) -> tuple[str, str, int | None]:

@@ -11,9 +11,10 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-from grader.runtimes.base import JudgeJob, JudgeOutput, Runtime, read_records
+from grader.runtimes.base import JudgeJob, JudgeOutput, RecordTail, Runtime, read_records
 
 MAX_LOG = 20000
 
@@ -51,7 +52,7 @@ class LocalRuntime(Runtime):
                                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=judge_env(),
                                         cwd=tmp, start_new_session=True)
                 try:
-                    code = proc.wait(timeout=job.wall_limit())
+                    code = _wait(proc, job, results)
                 except subprocess.TimeoutExpired:
                     os.killpg(proc.pid, 9)
                     proc.wait()
@@ -67,3 +68,23 @@ class LocalRuntime(Runtime):
             notes = [r["message"] for r in records if r.get("type") == "note"]
             return JudgeOutput(records=records, error=error, log=log_text, notes=notes,
                                protections=list(env.get("protections", [])))
+
+
+def _wait(proc: subprocess.Popen, job: JudgeJob, results: Path) -> int:
+    """Wait for the judge (up to the job's wall limit), handing each record to `job.on_record`
+    as it is written (progress), when the job asks for them."""
+    if job.on_record is None:
+        return proc.wait(timeout=job.wall_limit())
+    tail = RecordTail(results)
+    deadline = time.monotonic() + job.wall_limit()
+    while True:
+        try:
+            code = proc.wait(timeout=0.25)
+        except subprocess.TimeoutExpired:
+            code = None
+        for record in tail.poll():
+            job.on_record(record)
+        if code is not None:
+            return code
+        if time.monotonic() > deadline:
+            raise subprocess.TimeoutExpired(proc.args, job.wall_limit())
