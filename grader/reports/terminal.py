@@ -31,7 +31,7 @@ def render(run: GradeRun, console: Console) -> None:
             if ex.problem:
                 console.print(f"  [yellow]{ex.id}[/]: {ex.problem.splitlines()[0]}")
             for flag in ex.flags:
-                console.print(f"  [magenta]flag[/] {ex.id} line {flag.line}: {flag.message}")
+                console.print(f"  [magenta]flag[/] {ex.id} {flag.where}: {flag.message}")
     not_run = sum(ex.not_run for sub in run.submissions for ex in sub.exercises)
     env = run.environment
     console.print(f"Graded on {env.runtime} runtime, torch {env.torch or '?'}, {env.gpu_summary}.")
