@@ -21,7 +21,7 @@ Untrusted bytes: the file size is capped, nesting bombs and invalid notebooks be
 problem, never a crash.
 """
 
-from grader.notebooks.convert import (
+from grader.notebooks.cells import (
            MAX_NOTEBOOK_BYTES,
            LineMap,
            NotebookProblem,

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.catalog import Exercise
-from grader.notebooks.convert import (
+from grader.notebooks.cells import (
     Cell,
     LineMap,
     NotebookProblem,
