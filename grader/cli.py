@@ -287,18 +287,21 @@ def image_build(base_image: str | None, tag: str, force: bool) -> None:
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--exercises", "-e", multiple=True,
               help="Exercises to include (repeat, or a comma list; default: every exercise).")
+@click.option("--notebooks", is_flag=True,
+              help="Also give each stub as a Jupyter notebook (README as the first cell), paired with the .py "
+                   "by jupytext: candidates may work in either.")
 @handle_errors
-def export_cmd(out: Path, exercises: tuple[str, ...]) -> None:
+def export_cmd(out: Path, exercises: tuple[str, ...], notebooks: bool) -> None:
     """Write the candidate bundle to OUT, a new or empty folder: the exercises' READMEs, stubs and
     public checks, the grader, a candidate README and the pull-request autograding workflows. No
-    hidden check, solution or grader's note goes in: the bundle is scanned, and nothing is written
-    when it would carry one.
+    hidden check, solution or grader's note goes in: the bundle is scanned (notebooks too), and
+    nothing is written when it would carry one.
 
-    Example: grader export /tmp/bundle --exercises 05,10,18
+    Example: grader export /tmp/bundle --exercises 05,10,18 --notebooks
     """
     from grader.export import export_bundle
 
-    bundle = export_bundle(out, exercises=list(exercises) or None)
+    bundle = export_bundle(out, exercises=list(exercises) or None, notebooks=notebooks)
     click.echo(f"Exported {len(bundle.exercises)} exercises to {bundle.path} ({len(bundle.files)} files); "
                f"scanned for {bundle.secret_lines} lines of hidden checks, solutions and graders' notes: none found")
     for name, problem in bundle.skipped.items():
