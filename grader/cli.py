@@ -308,6 +308,41 @@ def export_cmd(out: Path, exercises: tuple[str, ...], notebooks: bool) -> None:
         click.echo(f"Warning: exercise {name} is left out: {problem}", err=True)
 
 
+@cli.command("similarity")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--exercises", "-e", multiple=True,
+              help="Exercises to compare (repeat, or a comma list; default: those with a file in any submission).")
+@click.option("--threshold", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+              help="Report pairs whose score (0: nothing shared, 1: the same code) is at least this.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write a page with each pair side by side, matching regions highlighted.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the pairs and per-exercise figures as JSON.")
+@handle_errors
+def similarity_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], threshold: float, html_path: Path | None,
+                   json_path: Path | None) -> None:
+    """Find pairs of SUBMISSIONS (folders, .py files, notebooks, .zip or .tar.gz archives) whose
+    answers to an exercise are alike: renamed variables, reordered functions and changed
+    whitespace or comments do not hide a copy, and the stub's own text never counts. Needs the
+    similarity extra (pip install 'torch-grader[similarity]').
+
+    Example: grader similarity submissions/*.zip --exercises 05,10 --html similarity.html
+    """
+    from grader.similarity import compare
+    from grader.similarity.report import table, write_html, write_json
+
+    report = compare(list(paths), exercises=list(exercises) or None, threshold=threshold)
+    click.echo(table(report))
+    click.echo(f"{len(report.pairs)} pair(s) at or above {threshold:g} among {len(report.submissions)} submissions, "
+               f"{len(report.exercises)} exercise(s)")
+    for problem in report.problems:
+        click.echo(f"Warning: {problem}", err=True)
+    if json_path is not None:
+        write_json(report, json_path)
+    if html_path is not None:
+        write_html(report, html_path)
+
+
 def main() -> None:
     cli(prog_name="grader")
 
