@@ -3,7 +3,6 @@ them, and score every pair that shares a fingerprint."""
 
 from __future__ import annotations
 
-import io
 from collections import defaultdict
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -15,10 +14,9 @@ from grader import notebooks
 from grader.catalog import Catalog, Exercise
 from grader.errors import GraderError, UsageError
 from grader.notebooks import LineMap
+from grader.similarity.fingerprint import fingerprint, matches
 from grader.submissions import locate, opened, submission_name
 
-NOISE_T = 25  # k: matches shorter than this many normalized characters are ignored
-GUARANTEE_T = 30  # matches at least this long are always found (window = GUARANTEE_T - NOISE_T + 1)
 COMMON_FRACTION = 0.5  # fingerprints shared by more than this fraction of the files are idioms, not copying
 COMMON_MIN = 10  # ... but never below this many files (small classes keep every fingerprint)
 MAX_SOURCE_BYTES = 1 << 20
@@ -63,15 +61,13 @@ class SimilarityReport:
         return [p for p in self.pairs if p.score >= limit]
 
     def regions(self, pair: Pair) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-        """The matching regions of a pair: (start, end) character ranges in each file's text."""
-        from copydetect import compare_files
-
+        """The matching regions of a pair: (start, end) character ranges in each file's text,
+        without the stub's own lines."""
         fa, fb = self._fingerprints[pair.exercise][pair.a], self._fingerprints[pair.exercise][pair.b]
-        _, _, (sa, sb) = compare_files(fa, fb)
+        ra, rb = matches(fa, fb)
         stub = _stub_lines(next(ex for ex in self.exercises if ex.id == pair.exercise))
         sources = self.sources[pair.exercise]
-        return (without_lines(sources[pair.a].text, _ranges(sa), stub),
-                without_lines(sources[pair.b].text, _ranges(sb), stub))
+        return without_lines(sources[pair.a].text, ra, stub), without_lines(sources[pair.b].text, rb, stub)
 
     def to_dict(self) -> dict:
         per = []
@@ -82,10 +78,6 @@ class SimilarityReport:
         return {"tool": "torch-grader similarity", "method": "copydetect winnowing, Dice of fingerprint sets",
                 "threshold": self.threshold, "submissions": self.submissions, "exercises": per,
                 "pairs": [p.to_dict() for p in self.pairs], "problems": self.problems}
-
-
-def _ranges(slices) -> list[tuple[int, int]]:
-    return [(int(x), int(y)) for x, y in zip(*slices)] if len(slices) and len(slices[0]) else []
 
 
 def _stub_lines(ex: Exercise) -> set[str]:
@@ -130,7 +122,7 @@ def compare(paths: list[str | Path], *, exercises: list[str] | None = None, thre
     fingerprints: dict[str, dict] = {}
     for ex in used:
         mine = sources[ex.id]
-        fingerprints[ex.id] = {label: fingerprint(src.text, src.shown, boilerplate=stub_hashes(ex))
+        fingerprints[ex.id] = {label: fingerprint(src.text, boilerplate=stub_hashes(ex))
                                for label, src in mine.items()}
         pairs += score_pairs(ex.id, [label for label in labels if label in mine], fingerprints[ex.id], threshold)
     pairs.sort(key=lambda p: (-p.score, p.exercise, p.a, p.b))
@@ -176,22 +168,6 @@ def _unique(label: str, used: list[str]) -> str:
     return candidate
 
 
-def _copydetect():
-    try:
-        import copydetect
-    except ImportError:
-        raise GraderError("grader similarity needs copydetect: pip install 'torch-grader[similarity]'") from None
-    return copydetect
-
-
-def fingerprint(text: str, name: str, boilerplate=None):
-    """copydetect's fingerprint of Python source (names normalized, comments and whitespace dropped)."""
-    copydetect = _copydetect()
-    return copydetect.CodeFingerprint(name, NOISE_T, GUARANTEE_T - NOISE_T + 1,
-                                      boilerplate=boilerplate if boilerplate is not None else [],
-                                      filter=True, language="python", fp=io.StringIO(text))
-
-
 _STUB_CACHE: dict[str, np.ndarray] = {}
 
 
@@ -199,7 +175,7 @@ def stub_hashes(ex: Exercise) -> np.ndarray:
     """The stub's fingerprints: boilerplate, removed from every candidate's file."""
     key = str(ex.stub)
     if key not in _STUB_CACHE:
-        stub = fingerprint(ex.stub.read_text(encoding="utf-8"), ex.stub.name)
+        stub = fingerprint(ex.stub.read_text(encoding="utf-8"))
         _STUB_CACHE[key] = np.array(sorted(stub.hashes), dtype=np.int64)
     return _STUB_CACHE[key]
 
