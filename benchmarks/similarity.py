@@ -74,7 +74,7 @@ def answer(stub: str, rng: random.Random) -> str:
 
 def disguise(text: str, rng: random.Random) -> str:
     """A planted copy: locals renamed, top-level functions reordered, comments added."""
-    for word in set(re.findall(r"\b(?:%s)\d+\b" % "|".join(WORDS), text)):
+    for word in set(re.findall(r"\b(?:" + "|".join(WORDS) + r")\d+\b", text)):
         text = re.sub(rf"\b{word}\b", f"renamed_{word}_{rng.randint(0, 999)}", text)
     head, *funcs = re.split(r"\n(?=def |class )", text)
     rng.shuffle(funcs)

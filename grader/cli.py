@@ -90,6 +90,7 @@ def cli() -> None:
     \b
     Candidates:    grader list, grader show 05, grader check 05
     Interviewers:  grader grade submission.zip --json report.json
+                   grader similarity submissions/*.zip --html similarity.html
     Authors:       grader validate 05
     """
 
@@ -189,8 +190,8 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
               quiet: bool, json_path: Path | None, junit_path: Path | None, gradescope_path: Path | None,
               markdown_path: Path | None, markdown_limit: int, html_path: Path | None, timeout_s: float | None,
               memory_gb: float) -> None:
-    """Grade one or more submissions (folders, .py files, .zip or .tar.gz archives) with the
-    public and hidden checks, and write reports.
+    """Grade one or more submissions (folders, .py files, Jupyter notebooks, .zip or .tar.gz
+    archives) with the public and hidden checks, and write reports.
 
     Exits 0 when graded, whatever the score; 3 when the score is under --fail-under; 2 on a usage
     error (bad path, unknown exercise); 1 on a grader or infrastructure error.

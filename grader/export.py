@@ -134,6 +134,20 @@ def _write_notebooks(dest: Path, chosen: list[Exercise]) -> None:
     for ex in chosen:
         target = dest / "exercises" / ex.track / ex.id
         write_pair(candidate_readme(ex.dir / "README.md"), ex.stub, target)
+    with open(dest / "README.md", "a", encoding="utf-8") as readme:
+        readme.write(NOTEBOOK_README)
+
+
+NOTEBOOK_README = """
+## Working in a notebook
+
+Each exercise also comes as a Jupyter notebook next to its `.py` file (`{name}.ipynb`: the
+question first, then the stub's code cells). The two are paired by jupytext: with jupytext in your
+Jupyter (`pip install jupytext`), saving the notebook updates the `.py` too; in plain Jupyter or
+Colab, edit and save the notebook only. `grader check` grades whichever of the two you saved last.
+Add cells as you like: cells tagged `grader:skip` (or starting with `# grader: skip`) are not
+graded, nor run by the grader; IPython magics and `!` commands are ignored there.
+"""
 
 
 def split_readme(text: str) -> tuple[list[str], list[str]]:
