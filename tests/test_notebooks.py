@@ -130,6 +130,15 @@ def test_hostile_notebooks_are_a_clear_problem(tmp_path, content, expected):
         notebooks.read_cells(path)
 
 
+def test_a_notebook_with_too_much_code_is_refused(tmp_path, monkeypatch):
+    monkeypatch.setattr(nbconvert, "MAX_CODE_BYTES", 1 << 20)
+    nb = new_notebook()
+    nb.cells = [new_code_cell("x = 1\n" * 200_000)]
+    nbformat.write(nb, tmp_path / "n.ipynb")
+    with pytest.raises(notebooks.NotebookProblem, match=r"n\.ipynb holds 1 MiB of code, over the 1 MiB limit"):
+        notebooks.read_cells(tmp_path / "n.ipynb")
+
+
 def test_an_oversized_notebook_is_refused_before_it_is_parsed(tmp_path, monkeypatch):
     monkeypatch.setattr(nbconvert, "MAX_NOTEBOOK_BYTES", 1 << 20)
     path = tmp_path / "broadcast_bias.ipynb"

@@ -15,6 +15,7 @@ from grader.catalog import Exercise
 
 MAX_NOTEBOOK_BYTES = 32 << 20
 MAX_CELLS = 10_000
+MAX_CODE_BYTES = 4 << 20  # all code cells together: parsing is not free either
 TAG = "grader:"
 _MARKER = re.compile(r"^\s*#\s*grader:\s*([\w-]+)\s*$")
 _MAGIC = re.compile(r"^\s*(%|!)|^\s*[\w.]+\s*=\s*[%!]|^[^#'\"]*\?\s*$")
@@ -112,6 +113,9 @@ def read_cells(path: Path, shown: str | None = None) -> list[Cell]:
         if marker:
             marks.add(marker.group(1).lower())
         cells.append(Cell(number, source, frozenset(marks)))
+    code = sum(len(c.source.encode("utf-8", errors="replace")) for c in cells)
+    if code > MAX_CODE_BYTES:
+        raise NotebookProblem(f"{shown} holds {code >> 20} MiB of code, over the {MAX_CODE_BYTES >> 20} MiB limit")
     return cells
 
 
