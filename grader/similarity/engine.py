@@ -117,7 +117,7 @@ def compare(paths: list[str | Path], *, exercises: list[str] | None = None, thre
     catalog = Catalog.load(root)
     selected = catalog.select(exercises)
     labels, sources, problems = collect([Path(p) for p in paths], selected, explicit=bool(exercises))
-    used = [ex for ex in selected if len(sources.get(ex.id, {})) >= 1]
+    used = [ex for ex in selected if len(sources.get(ex.id, {})) >= 2]  # a pair needs two files
     pairs: list[Pair] = []
     fingerprints: dict[str, dict] = {}
     for ex in used:
