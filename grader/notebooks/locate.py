@@ -9,6 +9,7 @@ import tempfile
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from grader.catalog import Exercise
 from grader.notebooks.cells import (
@@ -23,6 +24,10 @@ from grader.notebooks.cells import (
     rewrite,
     write_module,
 )
+
+if TYPE_CHECKING:
+    from grader.results import ExerciseResult
+    from grader.submissions import CandidateFile
 
 MAX_NOTEBOOKS = 200  # notebooks read per submission
 
@@ -46,7 +51,8 @@ def _notebooks(root: Path, ignored: set[str]) -> list[Path]:
     return [p for p in found if not p.is_symlink()][:MAX_NOTEBOOKS]
 
 
-def locate(root: Path, exercises: list[Exercise], explicit: bool, found: dict, ignored: set[str]) -> dict:
+def locate(root: Path, exercises: list[Exercise], explicit: bool, found: dict[str, CandidateFile],
+           ignored: set[str]) -> dict[str, CandidateFile]:
     """Add notebook candidates to `found` (exercise id -> CandidateFile from the .py search).
 
     An exercise without a .py file takes its notebook; with both, the more recently modified one
@@ -114,7 +120,8 @@ def _mtime(path: Path) -> float:
         return 0.0
 
 
-def materialize(files: dict, exercises: list[Exercise], folder: Path) -> dict:
+def materialize(files: dict[str, CandidateFile], exercises: list[Exercise], folder: Path
+                ) -> dict[str, CandidateFile]:
     """Convert every notebook candidate in `files` to a generated module under `folder` (one
     sub-folder per exercise). Returns the files with generated paths, line maps and flags; a
     notebook that cannot be converted becomes the exercise's problem."""
@@ -138,13 +145,14 @@ def materialize(files: dict, exercises: list[Exercise], folder: Path) -> dict:
     return out
 
 
-def candidate_root(root: Path, files: dict, folder: Path) -> Path:
+def candidate_root(root: Path, files: dict[str, CandidateFile], folder: Path) -> Path:
     """What the runtimes treat as the submission's root: the folder of generated modules when the
     submission is a single notebook, else the submission itself."""
     return folder if root.is_file() and root.suffix == ".ipynb" else root
 
 
-def prepare(root: Path, files: dict, exercises: list[Exercise], stack: ExitStack) -> tuple[dict, Path]:
+def prepare(root: Path, files: dict[str, CandidateFile], exercises: list[Exercise], stack: ExitStack
+            ) -> tuple[dict[str, CandidateFile], Path]:
     """Convert the notebooks among `files` into generated modules (in a temporary folder that
     `stack` removes). Returns the files and the root the runtimes should treat as the submission."""
     if not any(cand.notebook is not None for cand in files.values()):
@@ -155,7 +163,7 @@ def prepare(root: Path, files: dict, exercises: list[Exercise], stack: ExitStack
     return files, candidate_root(root, files, folder)
 
 
-def map_result(result, cand):
+def map_result(result: ExerciseResult, cand: CandidateFile) -> ExerciseResult:
     """An ExerciseResult computed on a generated module, shown at notebook cells and lines: the file
     is the notebook, messages and flags point at cells, and conversion flags (magics dropped, cells
     left out) are added."""

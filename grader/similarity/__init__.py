@@ -6,9 +6,9 @@
         print(pair.exercise, pair.a, pair.b, pair.score)
 
 Each submission's file for an exercise (a .py, or the code cells of a notebook) is fingerprinted
-with copydetect's winnowing (MOSS's algorithm): pygments tokens with every name replaced by one
-symbol (renaming changes nothing), comments and whitespace dropped, hashes of k-grams kept by a
-sliding-window minimum (so reordering functions keeps the same fingerprints). The exercise's stub
+with copydetect's winnowing (MOSS's algorithm) over Python tokens with every name replaced by one
+symbol (renaming changes nothing), comments and whitespace dropped (`fingerprint`): hashes of
+k-grams kept by a sliding-window minimum (so reordering functions keeps the same fingerprints). The exercise's stub
 is fingerprinted too and its hashes are removed from every file (boilerplate never counts), and
 so are hashes that more than half of the submissions share (the idioms everybody writes, as MOSS's
 `-m`). A pair's score is the Dice coefficient of the two fingerprint sets (2|A∩B| / (|A|+|B|)); pairs
