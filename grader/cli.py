@@ -104,6 +104,7 @@ def cli(ctx: click.Context) -> None:
     \b
     Candidates:    grader list, grader show 05, grader check 05
     Interviewers:  grader grade submission.zip --json report.json
+                   grader similarity submissions/*.zip --html similarity.html
     Authors:       grader validate 05
     """
     if ctx.invoked_subcommand is None:
@@ -226,8 +227,8 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
               junit_path: Path | None, gradescope_path: Path | None,
               markdown_path: Path | None, markdown_limit: int, html_path: Path | None, timeout_s: float | None,
               memory_gb: float) -> None:
-    """Grade one or more submissions (folders, .py files, .zip or .tar.gz archives) with the
-    public and hidden checks, and write reports.
+    """Grade one or more submissions (folders, .py files, Jupyter notebooks, .zip or .tar.gz
+    archives) with the public and hidden checks, and write reports.
 
     Exits 0 when graded, whatever the score; 3 when a submission's score is under --fail-under; 2
     on a usage error (bad path, unknown exercise, nothing gradable); 1 on a grader or infrastructure
@@ -376,22 +377,60 @@ def image_build(base_image: str | None, tag: str, force: bool) -> None:
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--exercises", "-e", multiple=True, shell_complete=complete_exercises,
               help="Exercises to include (repeat, or a comma list; default: every exercise).")
+@click.option("--notebooks", is_flag=True,
+              help="Also give each stub as a Jupyter notebook (README as the first cell), paired with the .py "
+                   "by jupytext: candidates may work in either.")
 @handle_errors
-def export_cmd(out: Path, exercises: tuple[str, ...]) -> None:
+def export_cmd(out: Path, exercises: tuple[str, ...], notebooks: bool) -> None:
     """Write the candidate bundle to OUT, a new or empty folder: the exercises' READMEs, stubs and
     public checks, the grader, a candidate README and the pull-request autograding workflows. No
-    hidden check, solution or grader's note goes in: the bundle is scanned, and nothing is written
-    when it would carry one.
+    hidden check, solution or grader's note goes in: the bundle is scanned (notebooks too), and
+    nothing is written when it would carry one.
 
-    Example: grader export /tmp/bundle --exercises 05,10,18
+    Example: grader export /tmp/bundle --exercises 05,10,18 --notebooks
     """
     from grader.export import export_bundle
 
-    bundle = export_bundle(out, exercises=list(exercises) or None)
+    bundle = export_bundle(out, exercises=list(exercises) or None, notebooks=notebooks)
     click.echo(f"Exported {len(bundle.exercises)} exercises to {bundle.path} ({len(bundle.files)} files); "
                f"scanned for {bundle.secret_lines} lines of hidden checks, solutions and graders' notes: none found")
     for name, problem in bundle.skipped.items():
         click.echo(f"Warning: exercise {name} is left out: {problem}", err=True)
+
+
+@cli.command("similarity")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--exercises", "-e", multiple=True,
+              help="Exercises to compare (repeat, or a comma list; default: those with a file in any submission).")
+@click.option("--threshold", type=click.FloatRange(0, 1), default=0.5, show_default=True,
+              help="Report pairs whose score (0: nothing shared, 1: the same code) is at least this.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write a page with each pair side by side, matching regions highlighted.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the pairs and per-exercise figures as JSON.")
+@handle_errors
+def similarity_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], threshold: float, html_path: Path | None,
+                   json_path: Path | None) -> None:
+    """Find pairs of SUBMISSIONS (folders, .py files, notebooks, .zip or .tar.gz archives) whose
+    answers to an exercise are alike: renamed variables, reordered functions and changed
+    whitespace or comments do not hide a copy, and the stub's own text never counts. Needs the
+    similarity extra (pip install 'torch-grader[similarity]').
+
+    Example: grader similarity submissions/*.zip --exercises 05,10 --html similarity.html
+    """
+    from grader.similarity import compare
+    from grader.similarity.report import table, write_html, write_json
+
+    report = compare(list(paths), exercises=list(exercises) or None, threshold=threshold)
+    click.echo(table(report))
+    click.echo(f"{len(report.pairs)} pair(s) at or above {threshold:g} among {len(report.submissions)} submissions, "
+               f"{len(report.exercises)} exercise(s)")
+    for problem in report.problems:
+        click.echo(f"Warning: {problem}", err=True)
+    if json_path is not None:
+        write_json(report, json_path)
+    if html_path is not None:
+        write_html(report, html_path)
 
 
 def main() -> None:

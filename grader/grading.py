@@ -19,7 +19,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from grader import __version__
+from grader import __version__, notebooks
 from grader.catalog import Catalog, Exercise, require_hidden_tests
 from grader.errors import GraderError, UsageError
 from grader.results import Environment, ExerciseResult, Flag, GradeRun, SubmissionResult, score_checks
@@ -65,11 +65,13 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
     with contextlib.ExitStack() as stack:
         candidates: list[tuple[str, Path, dict[str, CandidateFile] | None, str | None]] = []
         labels: set[str] = set()
+        judge_roots: dict[str, Path] = {}  # what the runtime mounts: differs for a single notebook
         for path in paths:
             label = _unique(submission_name(path), labels)
             try:
                 root = stack.enter_context(opened(path))
                 files = locate(root, selected, explicit)
+                files, judge_roots[label] = notebooks.prepare(root, files, selected, stack)
                 if not files:
                     raise UsageError(
                         f"{path}: no exercise files found (looked for e.g. {selected[0].layout_path}); "
@@ -88,7 +90,7 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
         output = JudgeOutput(records=[])
         if graded:
             job = JudgeJob(root=catalog.root, exercises=used,
-                           candidates=[Candidate(label, {k: v.to_spec() for k, v in files.items()}, str(root))
+                           candidates=[Candidate(label, {k: v.to_spec() for k, v in files.items()}, str(judge_roots[label]))
                                        for label, root, files, _ in graded],
                            test_files=VISIBILITY_FILES[options.visibility], limits=options.limits,
                            timeout_s=options.timeout_s, seed=options.seed, pytest_args=list(options.pytest_args))
@@ -180,9 +182,9 @@ def build_exercise(ex: Exercise, label: str, root: Path, cand: CandidateFile, ou
             file = str(cand.path.relative_to(root)) if root.is_dir() else cand.path.name
         except ValueError:
             file = str(cand.path)
-    return ExerciseResult(id=ex.id, title=ex.title, track=ex.track, difficulty=ex.difficulty, points=ex.points,
-                          file=file, checks=tuple(checks_out), problem=problem,
-                          flags=tuple(flags))
+    result = ExerciseResult(id=ex.id, title=ex.title, track=ex.track, difficulty=ex.difficulty, points=ex.points,
+                            file=file, checks=tuple(checks_out), problem=problem, flags=tuple(flags))
+    return notebooks.map_result(result, cand)  # a notebook's results shown at its cells and lines
 
 
 def keep_judge_log(output: JudgeOutput) -> str | None:

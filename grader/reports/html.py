@@ -249,7 +249,7 @@ def _submission(sub: SubmissionResult, anchor: str, kinds: list[str]) -> str:
     if flagged:
         out.append("<h3>Tampering flags</h3>")
         out.append('<ul class="flags">' + "".join(
-            f'<li data-exercise="{_e(ex.id)}">{_e(ex.id)} line {f.line}: {_e(f.message)}</li>' for ex, f in flagged)
+            f'<li data-exercise="{_e(ex.id)}">{_e(ex.id)} {f.where}: {_e(f.message)}</li>' for ex, f in flagged)
             + "</ul>")
     failing = [(ex, c) for ex in sub.exercises for c in ex.checks if c.outcome in ("failed", "error")]
     if failing:

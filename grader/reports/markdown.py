@@ -91,7 +91,7 @@ def _render(run: GradeRun, details: bool) -> str:
         flagged = [(ex, f) for ex in sub.exercises for f in ex.flags]
         if flagged:
             body += ["**Flags for the interviewer:**", ""]
-            body += [f"- {ex.id} line {f.line}: {_cell(f.message)}" for ex, f in flagged]
+            body += [f"- {ex.id} {f.where}: {_cell(f.message)}" for ex, f in flagged]
             body.append("")
     not_run = sum(ex.not_run for sub in run.submissions for ex in sub.exercises)
     if not_run:

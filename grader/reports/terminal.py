@@ -85,7 +85,7 @@ def _reasons(sub: SubmissionResult, console: Console, verbose: bool) -> None:
         if len(failed) > len(shown):
             console.print(Text(f"  {ex.id}: {len(failed) - len(shown)} more failed check(s): see -v or a report"))
         for flag in ex.flags:
-            console.print(Text.assemble("  ", ("flag", "magenta"), f" {ex.id} line {flag.line}: {safe.inert(flag.message)}"))
+            console.print(Text.assemble("  ", ("flag", "magenta"), f" {ex.id} {flag.where}: {safe.inert(flag.message)}"))
 
 
 def _first_line(text: str) -> str:

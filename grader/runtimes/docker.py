@@ -118,6 +118,9 @@ class DockerRuntime(Runtime):
         volumes: dict[str, dict] = {}
         if root is not None and root.is_dir():
             volumes[str(root)] = {"bind": "/submission", "mode": "ro"}
+            for ex_id, entry in cand.files.items():  # modules generated from notebooks live outside it
+                if entry.get("path") and not entry["path"].startswith(str(root) + os.sep):
+                    volumes[entry["path"]] = {"bind": f"/generated/{ex_id}/{Path(entry['path']).name}", "mode": "ro"}
         else:  # a single file (or files without a common root): mount each file alone
             for ex_id, entry in cand.files.items():
                 if entry.get("path"):
