@@ -14,6 +14,7 @@ import click
 from rich.console import Console
 
 from grader import __version__
+from grader.cli_batch import batch_options
 from grader.errors import ExitCode, GraderError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -36,6 +37,9 @@ def handle_errors(fn):
         except GraderError as exc:
             click.echo(f"Error: {exc}", err=True)
             sys.exit(int(exc.exit_code))
+        except KeyboardInterrupt:  # Ctrl-C outside grading (grading itself stops cleanly: Interrupted)
+            click.echo("Interrupted", err=True)
+            sys.exit(int(ExitCode.INTERRUPTED))
 
     return wrapper
 
@@ -157,10 +161,13 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, timeout_s: 
 
     if not exercises and not all_:
         raise click.UsageError("name one or more exercises (e.g. `grader check 05`), or use --all")
+    from grader.batch import BatchOptions
+
     catalog = Catalog.load()
     refs = [ex.id for ex in catalog.select(None if all_ else list(exercises))]
+    # a batch of one: Ctrl-C stops the judge and its fork server, exits 130
     run = grade([path or catalog.root / "exercises"], exercises=refs, visibility="public", timeout_s=timeout_s,
-                limits=_limits(memory_gb))
+                limits=_limits(memory_gb), batch=BatchOptions(jobs=1))
     render_checks(run, _console())
     failed = any(c.outcome in ("failed", "error") for s in run.submissions for e in s.exercises for c in e.checks)
     sys.exit(int(ExitCode.UNDER_THRESHOLD if failed else ExitCode.OK))
@@ -170,10 +177,11 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, timeout_s: 
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--exercises", "-e", multiple=True,
               help="Exercises to grade (repeat, or a comma list; default: those with a file in the submission).")
-@click.option("--runtime", type=click.Choice(["auto", "local", "docker"]), default="auto", show_default=True,
+@click.option("--runtime", type=click.Choice(["auto", "local", "docker", "ray"]), default="auto", show_default=True,
               help="Where the judge runs: docker (one container per submission, hidden checks out of reach), "
-                   "local (subprocesses here), or auto (docker when a daemon answers and the image exists, "
-                   "else local with a warning).")
+                   "local (subprocesses here), auto (docker when a daemon answers and the image exists, "
+                   "else local with a warning), or ray (one Ray task per submission on a cluster, running "
+                   "--node-runtime there; needs `pip install torch-grader[ray]`).")
 @click.option("--image", default=None, help="Grading image for --runtime docker [default: torch-grader:latest].")
 @click.option("--gpus", default="auto", show_default=True,
               help="Docker runtime: auto (a GPU when the daemon can give one), none, all, or ids such as 0,1.")
@@ -183,20 +191,30 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, timeout_s: 
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the score table.")
 @output_options
 @limit_options
+@batch_options
 @handle_errors
 def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str, image: str | None, gpus: str,
               require_gpu: bool, fail_under: float | None,
               quiet: bool, json_path: Path | None, junit_path: Path | None, gradescope_path: Path | None,
               markdown_path: Path | None, markdown_limit: int, html_path: Path | None, timeout_s: float | None,
-              memory_gb: float) -> None:
+              memory_gb: float, jobs: int | None, results_dir: Path | None, gpus_per_job: float,
+              address: str | None, node_runtime: str) -> None:
     """Grade one or more submissions (folders, .py files, .zip or .tar.gz archives) with the
     public and hidden checks, and write reports.
 
-    Exits 0 when graded, whatever the score; 3 when the score is under --fail-under; 2 on a usage
-    error (bad path, unknown exercise); 1 on a grader or infrastructure error.
+    Several submissions are graded --jobs at a time, each in its own judge or container, with
+    progress on stderr; --results-dir keeps each result as it is graded, so a rerun after Ctrl-C
+    grades only the rest. Exits 0 when graded, whatever the score; 3 when the score is under
+    --fail-under; 2 on a usage error (bad path, unknown exercise); 1 on a grader or infrastructure
+    error; 130 when interrupted (the reports then hold what finished).
 
+    \b
     Example: grader grade submission.zip --exercises 05,10 --json report.json --fail-under 60
+    Batch:   grader grade subs/* --jobs 4 --results-dir results/ --json report.json
+    Ray:     grader grade subs/* --runtime ray --address auto --results-dir results/
     """
+    from grader.cli_batch import make_batch
+    from grader.errors import Interrupted
     from grader.grading import grade
     from grader.image import DEFAULT_TAG
     from grader.reports import write_report
@@ -205,8 +223,15 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
 
     GpuRequest.parse(gpus)  # a bad --gpus is a usage error whatever the runtime
     options = {"image": image or DEFAULT_TAG, "gpus": gpus, "require_gpu": require_gpu}
-    run = grade(list(paths), exercises=list(exercises) or None, runtime=runtime, timeout_s=timeout_s,
-                limits=_limits(memory_gb), runtime_options=options)
+    batch = make_batch(paths, jobs, results_dir, gpus_per_job, address, node_runtime, quiet)
+    interrupted = None
+    try:
+        run = grade(list(paths), exercises=list(exercises) or None, runtime=runtime, timeout_s=timeout_s,
+                    limits=_limits(memory_gb), runtime_options=options, batch=batch)
+    except Interrupted as exc:  # reports of what finished, then exit 130
+        if exc.run is None:
+            raise
+        run, interrupted = exc.run, exc
     for note in run.environment.notes:
         if note.startswith("no Docker daemon"):
             click.echo(f"Warning: {note}", err=True)
@@ -219,6 +244,8 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
             write_report(kind, run, target, **({"limit": markdown_limit} if kind == "markdown" else {}))
     if not quiet:
         render(run, _console())
+    if interrupted is not None:
+        raise interrupted
     if fail_under is not None and run.percent < fail_under:
         click.echo(f"Score {run.percent:g} % is under --fail-under {fail_under:g} %", err=True)
         sys.exit(int(ExitCode.UNDER_THRESHOLD))
