@@ -195,7 +195,9 @@ def grade_batch(paths: list[Path], options, batch: BatchOptions) -> GradeRun:
             require_hidden_tests(ctx.selected, "Candidates: run `grader check`. Interviewers: grade with the "
                                  "grading image (`--runtime docker`), or from the grader's own repository.")
         executor = ThreadBatch(ctx, runtime, batch, single=len(paths) == 1)
-        version = getattr(runtime, "image_id", None) or runtime_name
+        version = runtime_name
+        if runtime_name == "docker":  # a rebuilt image grades again
+            version = f"docker/{runtime.client.images.get(runtime.image).id}"
     store = ResultStore(batch.results_dir) if batch.results_dir else None
     results: dict[int, Graded] = {}
     todo = items
