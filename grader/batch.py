@@ -32,7 +32,7 @@ from pathlib import Path
 
 from grader import __version__
 from grader.catalog import Catalog, Exercise, require_hidden_tests
-from grader.errors import GraderError, Interrupted, UsageError
+from grader.errors import GraderError, Interrupted, RuntimeUnavailable, UsageError
 from grader.results import Environment, GradeRun, SubmissionResult
 from grader.resultstore import Graded, ResultStore, result_key, settings_digest
 from grader.runtimes import JudgeJob, JudgeOutput, Runtime, get_runtime, resolve_runtime
@@ -147,7 +147,7 @@ def grade_one(item: WorkItem, ctx: BatchContext, runtime: Runtime, run_kwargs: C
             return Graded(sub, environment, infrastructure=output.infrastructure,
                           duration_s=time.monotonic() - t0)
     except GraderError as exc:
-        if single:
+        if single or isinstance(exc, RuntimeUnavailable):  # (no daemon, no GPU with --require-gpu: every one)
             raise
         return Graded(SubmissionResult(name=item.label, path=str(item.path), exercises=(), error=str(exc)),
                       duration_s=time.monotonic() - t0)

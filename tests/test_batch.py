@@ -301,3 +301,21 @@ def test_gpu_pinning_unit_with_a_fake_pool_exercises_without_gpu_hold_none(tmp_p
             assert none["gpus"].mode == "none"
         assert tb.pool.in_use() == {"0": 1, "1": 1}
     assert tb.pool.in_use() == {"0": 0, "1": 0}
+
+
+def test_result_key_changes_with_content_exercise_files_and_settings(tmp_path):
+    from grader.catalog import Catalog
+    from grader.resultstore import result_key, settings_digest
+
+    sub, = make_submissions(tmp_path / "subs", 1)
+    catalog = Catalog.load()
+    ex = catalog.select(["05"])
+    base = settings_digest(ex, {"visibility": "all", "seed": 0})
+    key = result_key("sub000", sub, base)
+    assert result_key("sub000", sub, base) == key  # stable
+    assert result_key("other", sub, base) != key
+    assert result_key("sub000", sub, settings_digest(ex, {"visibility": "all", "seed": 1})) != key
+    assert result_key("sub000", sub, settings_digest(catalog.select(["05", "10"]), {"visibility": "all",
+                                                                                    "seed": 0})) != key
+    (sub / "notes.txt").write_text("a new file")
+    assert result_key("sub000", sub, base) != key

@@ -109,6 +109,7 @@ class RayBatch:
         self.ray = ray = _import_ray()
         self.ctx, self.batch = ctx, batch
         address = batch.address or os.environ.get("RAY_ADDRESS") or "auto"
+        self._owned = not ray.is_initialized()  # connected here: disconnected after the batch
         try:
             # before the batch's signal handlers: ray.init replaces the driver's SIGTERM handler
             ray.init(address=address, log_to_driver=False, logging_level="WARNING", ignore_reinit_error=True)
@@ -178,6 +179,8 @@ class RayBatch:
                     _, left = ray.wait(left, num_returns=len(left), timeout=1)
             if self._cancelled.is_set():
                 self.ctx.stop.set()
+            if self._owned:
+                ray.shutdown()
 
     def _collect(self, ref, item):
         from grader.results import SubmissionResult
