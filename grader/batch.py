@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import dataclasses
 import datetime as dt
 import os
+import platform
 import signal
 import threading
 import time
@@ -119,7 +121,7 @@ def grade_one(item: WorkItem, ctx: BatchContext, runtime: Runtime, run_kwargs: C
             job = JudgeJob(root=ctx.catalog.root, exercises=used,
                            candidates=[Candidate(item.label, {k: v.to_spec() for k, v in files.items()}, str(root))],
                            test_files=_test_files(opts.visibility), limits=opts.limits,
-                           timeout_s=opts.timeout_s, seed=opts.seed)
+                           timeout_s=opts.timeout_s, seed=opts.seed, **_optional_job_fields(opts))
             output = None
             for _attempt in range(2):
                 if ctx.stop.is_set():
@@ -147,10 +149,21 @@ def grade_one(item: WorkItem, ctx: BatchContext, runtime: Runtime, run_kwargs: C
             return Graded(sub, environment, infrastructure=output.infrastructure,
                           duration_s=time.monotonic() - t0)
     except GraderError as exc:
-        if single or isinstance(exc, RuntimeUnavailable):  # (no daemon, no GPU with --require-gpu: every one)
+        from grader import grading
+
+        failed = getattr(grading, "failed_exercise", None)  # where a failed submission scores 0 of its asks
+        if (single and failed is None) or isinstance(exc, RuntimeUnavailable):  # no daemon, no GPU: every one
             raise
-        return Graded(SubmissionResult(name=item.label, path=str(item.path), exercises=(), error=str(exc)),
+        asked = tuple(failed(ex, str(exc)) for ex in ctx.selected) if failed and ctx.explicit else ()
+        return Graded(SubmissionResult(name=item.label, path=str(item.path), exercises=asked, error=str(exc)),
                       duration_s=time.monotonic() - t0)
+
+
+def _optional_job_fields(opts) -> dict:
+    """Grading options that JudgeJob takes where both have them (pytest_args: `grader check -k`)."""
+    names = {f.name for f in dataclasses.fields(JudgeJob)}
+    return {name: list(getattr(opts, name)) for name in ("pytest_args",)
+            if name in names and getattr(opts, name, None)}
 
 
 def _test_files(visibility: str) -> tuple[str, ...]:
@@ -183,7 +196,7 @@ def grade_batch(paths: list[Path], options, batch: BatchOptions) -> GradeRun:
         runtime_name = f"ray ({batch.node_runtime})"
         version = executor.version_tag()
     else:
-        runtime_name, warning = resolve_runtime(options.runtime, options.runtime_options.get("image"))
+        runtime_name, warning = _resolve(options, catalog)
         if warning:
             notes.append(warning)
         runtime = get_runtime(runtime_name, **(options.runtime_options if runtime_name == "docker" else {}))
@@ -251,6 +264,17 @@ def grade_batch(paths: list[Path], options, batch: BatchOptions) -> GradeRun:
     return run
 
 
+def _resolve(options, catalog: Catalog) -> tuple[str, str | None]:
+    """`resolve_runtime`, handing it the checkout's root (the stale-image check) where it takes one."""
+    import inspect
+
+    image = options.runtime_options.get("image")
+    if "root" in inspect.signature(resolve_runtime).parameters:
+        return resolve_runtime(options.runtime, image, catalog.root,
+                               bool(options.runtime_options.get("allow_stale_image")))
+    return resolve_runtime(options.runtime, image)
+
+
 def _environment(runtime: str, graded: list[Graded], notes: list[str], catalog: Catalog) -> Environment:
     env = next((g.environment for g in graded if g.environment.get("torch")), {})
     all_notes = list(notes)
@@ -260,11 +284,13 @@ def _environment(runtime: str, graded: list[Graded], notes: list[str], catalog: 
                 all_notes.append(note)
     all_notes += [f"exercise {name} was skipped: {problem}" for name, problem in catalog.problems.items()]
     protections = next((g.environment.get("protections") for g in graded if g.environment.get("protections")), [])
-    import platform
-
+    extra = {}
+    if "exercise_root" in {f.name for f in dataclasses.fields(Environment)}:
+        extra["exercise_root"] = (str(catalog.root) if runtime == "local" else
+                                  "the grading image" if runtime.startswith("docker") else f"the Ray nodes ({runtime})")
     return Environment(runtime=runtime, python=platform.python_version(), torch=env.get("torch", ""),
                        cuda=env.get("cuda"), gpus=tuple(env.get("gpus", [])), protections=tuple(protections),
-                       notes=tuple(all_notes))
+                       notes=tuple(all_notes), **extra)
 
 
 @contextlib.contextmanager
