@@ -71,6 +71,53 @@ def test_missing_grading_image_on_a_node_is_a_clear_error_per_submission(cluster
         assert "grader image build" in sub.error or "Docker" in sub.error
 
 
+def test_sigint_on_ray_cancels_the_tasks_reports_what_finished_and_exits_130(cluster, tmp_path):
+    import json
+    import signal
+    import subprocess
+    import sys
+
+    subs = make_submissions(tmp_path / "subs", 4)
+    results, report = tmp_path / "results", tmp_path / "report.json"
+    proc = subprocess.Popen([sys.executable, "-m", "grader", "grade", *map(str, subs), "--runtime", "ray",
+                             "--address", cluster.address, "--node-runtime", "local", "--memory-gb", "1", "-q",
+                             "--results-dir", str(results), "--json", str(report)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while not list(results.glob("sub*.json")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    done = json.loads(report.read_text())["submissions"]
+    assert 1 <= len(done) < 4 and len(list(results.glob("sub*.json"))) == len(done)
+    time.sleep(2)
+    cluster_pids = {pid for pid, _ in cluster.processes()}
+    assert not [pid for pid in _all_judges() if _ancestors(pid) & cluster_pids], "a cancelled task's judge runs on"
+
+
+def _all_judges() -> list[int]:
+    return [int(e) for e in os.listdir("/proc") if e.isdigit() and b"grader.judge" in _raw_cmd(int(e))]
+
+
+def _raw_cmd(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _ancestors(pid: int) -> set[int]:
+    seen = set()
+    for _ in range(8):
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            break
+        seen.add(pid)
+    return seen
+
+
 def _judges_under(pid: int) -> list[int]:
     """Judge processes whose ancestry includes `pid` (the worker node's raylet)."""
     found = []
