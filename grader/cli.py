@@ -14,6 +14,7 @@ import click
 from rich.console import Console
 
 from grader import __version__
+from grader.cli_batch import batch_options
 from grader.completion import complete_exercises
 from grader.errors import ExitCode, GraderError
 
@@ -37,6 +38,9 @@ def handle_errors(fn):
         except GraderError as exc:
             click.echo(f"Error: {exc}", err=True)
             sys.exit(int(exc.exit_code))
+        except KeyboardInterrupt:  # Ctrl-C outside grading (grading itself stops cleanly: Interrupted)
+            click.echo("Interrupted", err=True)
+            sys.exit(int(ExitCode.INTERRUPTED))
 
     return wrapper
 
@@ -176,6 +180,7 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
 
     Example: grader check 05 10 -x
     """
+    from grader.batch import BatchOptions
     from grader.catalog import Catalog
     from grader.check_select import resolve_check
     from grader.grading import grade
@@ -184,8 +189,9 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
     catalog = Catalog.load()
     target = resolve_check(catalog, exercises, all_, path)
     pytest_args = (["-x"] if exitfirst else []) + (["-k", keyword] if keyword else [])
+    # a batch of one: Ctrl-C stops the judge and its fork server, exits 130
     run = grade([target.path], exercises=target.exercises, visibility="public", timeout_s=timeout_s,
-                limits=_limits(memory_gb), pytest_args=pytest_args)
+                limits=_limits(memory_gb), pytest_args=pytest_args, batch=BatchOptions(jobs=1))
     checks = [c for s in run.submissions for e in s.exercises for c in e.checks]
     if keyword and all(c.name == "grading" for c in checks):  # the judge collected nothing to run
         raise click.UsageError(f"no check matches -k {keyword!r}: `grader check EXERCISE` lists the check names")
@@ -197,10 +203,11 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--exercises", "-e", multiple=True, shell_complete=complete_exercises,
               help="Exercises to grade (repeat, or a comma list; default: those with a file in the submission).")
-@click.option("--runtime", type=click.Choice(["auto", "local", "docker"]), default="auto", show_default=True,
+@click.option("--runtime", type=click.Choice(["auto", "local", "docker", "ray"]), default="auto", show_default=True,
               help="Where the judge runs: docker (one container per submission, hidden checks out of reach), "
-                   "local (subprocesses here), or auto (docker when a daemon answers and the image exists, "
-                   "else local with a warning).")
+                   "local (subprocesses here), auto (docker when a daemon answers and the image exists, "
+                   "else local with a warning), or ray (one Ray task per submission on a cluster, running "
+                   "--node-runtime there; needs `pip install torch-grader[ray]`).")
 @click.option("--image", default=None, help="Grading image for --runtime docker [default: torch-grader:latest].")
 @click.option("--gpus", default="auto", show_default=True,
               help="Docker runtime: auto (a GPU when the daemon can give one), none, all, or ids such as 0,1.")
@@ -220,27 +227,37 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
 @click.option("--verbose", "-v", is_flag=True, help="Show every failed check's whole message under the table.")
 @output_options
 @limit_options
+@batch_options
 @handle_errors
 def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str, image: str | None, gpus: str,
               require_gpu: bool, allow_stale_image: bool, fail_under: float | None,
               quiet: bool, audience: str, full_reports: Path | None, verbose: bool, json_path: Path | None,
               junit_path: Path | None, gradescope_path: Path | None,
               markdown_path: Path | None, markdown_limit: int, html_path: Path | None, timeout_s: float | None,
-              memory_gb: float) -> None:
+              memory_gb: float, jobs: int | None, results_dir: Path | None, gpus_per_job: float,
+              address: str | None, node_runtime: str) -> None:
     """Grade one or more submissions (folders, .py files, Jupyter notebooks, .zip or .tar.gz
     archives) with the public and hidden checks, and write reports.
 
-    Exits 0 when graded, whatever the score; 3 when a submission's score is under --fail-under; 2
-    on a usage error (bad path, unknown exercise, nothing gradable); 1 on a grader or infrastructure
-    error. Report paths are checked before grading; `-` writes a report to standard output (the
-    table then goes to standard error). A submission that cannot be graded scores 0 in every
-    report, with the reason, and the reports are still written.
+    Several submissions are graded --jobs at a time, each in its own judge or container, with
+    progress on stderr; --results-dir keeps each result as it is graded, so a rerun after Ctrl-C
+    grades only the rest. Exits 0 when graded, whatever the score; 3 when a submission's score is
+    under --fail-under; 2 on a usage error (bad path, unknown exercise, nothing gradable); 1 on a
+    grader or infrastructure error; 130 when interrupted (the reports then hold what finished).
+    Report paths are checked before grading; `-` writes a report to standard output (the table
+    then goes to standard error). A submission that cannot be graded scores 0 in every report,
+    with the reason, and the reports are still written.
 
+    \b
     Example: grader grade submission.zip --exercises 05,10 --json report.json --fail-under 60
 
     For the candidate (e.g. on their pull request), hidden checks in aggregate, the full form kept:
     grader grade sub.zip --audience candidate --junit pr/junit.xml --full-reports reports/
+    Batch:   grader grade subs/* --jobs 4 --results-dir results/ --json report.json
+    Ray:     grader grade subs/* --runtime ray --address auto --results-dir results/
     """
+    from grader.cli_batch import make_batch
+    from grader.errors import Interrupted
     from grader.grading import grade
     from grader.image import DEFAULT_TAG
     from grader.outputs import ReportTarget, plan_reports, write_reports
@@ -254,8 +271,15 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
                            {"markdown": {"limit": markdown_limit}})
     options = {"image": image or DEFAULT_TAG, "gpus": gpus, "require_gpu": require_gpu,
                "allow_stale_image": allow_stale_image}
-    run = grade(list(paths), exercises=list(exercises) or None, runtime=runtime, timeout_s=timeout_s,
-                limits=_limits(memory_gb), runtime_options=options)
+    batch = make_batch(paths, jobs, results_dir, gpus_per_job, address, node_runtime, quiet)
+    interrupted = None
+    try:
+        run = grade(list(paths), exercises=list(exercises) or None, runtime=runtime, timeout_s=timeout_s,
+                    limits=_limits(memory_gb), runtime_options=options, batch=batch)
+    except Interrupted as exc:  # reports of what finished, then exit 130
+        if exc.run is None:
+            raise
+        run, interrupted = exc.run, exc
     for note in run.environment.notes:
         if note.startswith(("no Docker daemon", "the grading image", "graded with a stale image")):
             click.echo(f"Warning: {note}", err=True)
@@ -278,6 +302,8 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
     if require_gpu and not run.environment.gpus:
         click.echo("Error: --require-gpu: no GPU was available to grade on", err=True)
         sys.exit(int(ExitCode.ERROR))
+    if interrupted is not None:
+        raise interrupted
     if failures:
         sys.exit(int(ExitCode.ERROR))
     if nothing_graded:

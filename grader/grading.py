@@ -43,6 +43,11 @@ class GradeOptions:
     root: Path | None = None
     runtime_options: dict = field(default_factory=dict)
     pytest_args: list[str] = field(default_factory=list)  # e.g. ["-x"], ["-k", "pairwise"] (grader check)
+    batch: object | None = None  # grader.batch.BatchOptions: jobs, --results-dir, progress, Ray
+
+
+def _batched(paths: list[Path], options: GradeOptions) -> bool:
+    return options.batch is not None or len(paths) > 1 or options.runtime == "ray"
 
 
 def grade(paths: list[str | Path], **kwargs) -> GradeRun:
@@ -53,6 +58,10 @@ def grade(paths: list[str | Path], **kwargs) -> GradeRun:
 def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
     if not paths:
         raise UsageError("no submission given: pass a folder, a .py file, a .zip or a .tar.gz")
+    if _batched(paths, options):  # each submission in its own judge or container, in parallel
+        from grader.batch import BatchOptions, grade_batch
+
+        return grade_batch(paths, options, options.batch or BatchOptions())
     catalog = Catalog.load(options.root)
     explicit = bool(options.exercises)
     selected = catalog.select(options.exercises)

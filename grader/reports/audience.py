@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from grader.results import CheckResult, ExerciseResult, Flag, GradeRun
+from grader.results import CheckResult, ExerciseResult, GradeRun
 
 AUDIENCES = ("interviewer", "candidate")
 

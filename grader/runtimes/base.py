@@ -67,6 +67,9 @@ class JudgeOutput:
     log_file: str | None = None  # where the log was kept for the interviewer, once written
     notes: list[str] = field(default_factory=list)
     protections: list[str] = field(default_factory=list)
+    # the judge or its container was killed from outside (not by a limit or the candidate): grading
+    # it again may well succeed (batch grading retries once, then reports an infrastructure error)
+    infrastructure: bool = False
 
 
 MAX_RECORD_LINE = 1 << 20  # the judge writes lines of at most 256 KiB (`judge.plugin.MAX_RECORD`)
@@ -132,3 +135,7 @@ class Runtime(ABC):
     @abstractmethod
     def run(self, job: JudgeJob) -> JudgeOutput:
         """Run the judge for `job` and return what it recorded. Never raises for candidate misbehaviour."""
+
+    def cancel(self) -> None:  # noqa: B027 (a no-op unless the runtime starts something)
+        """Stop every judge (or container) this runtime is running, from any thread: their `run`
+        calls return soon after, with an error. Used on Ctrl-C / SIGTERM."""
