@@ -2,6 +2,7 @@
 the real exercises (so the expected text does not change when exercises are added)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import textwrap
@@ -26,8 +27,10 @@ def root(tmp_path_factory) -> Path:
 
 
 def run(root: Path, *args: str):
-    return CliRunner().invoke(cli, list(args), env={"GRADER_ROOT": str(root), "COLUMNS": "120"},
-                              prog_name="grader")
+    # from inside the root: the enclosing exercise tree comes before $GRADER_ROOT (grader.roots)
+    with contextlib.chdir(root):
+        return CliRunner().invoke(cli, list(args), env={"GRADER_ROOT": str(root), "COLUMNS": "120"},
+                                  prog_name="grader")
 
 
 def test_list(root):
