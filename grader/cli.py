@@ -172,11 +172,11 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, timeout_s: 
     refs = [ex.id for ex in catalog.select(None if all_ else list(exercises))]
     run = grade([path or catalog.root / "exercises"], exercises=refs, visibility="public", timeout_s=timeout_s,
                 limits=_limits(memory_gb))
-    render_checks(run, _console())
     if path is None:  # your files in the tree: `grader list` and `grader watch` show the status
         from grader.practice.state import record_run
 
         record_run(catalog.root, run)
+    render_checks(run, _console())
     failed = any(c.outcome in ("failed", "error") for s in run.submissions for e in s.exercises for c in e.checks)
     sys.exit(int(ExitCode.UNDER_THRESHOLD if failed else ExitCode.OK))
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from grader import __version__
 from grader.catalog import Catalog, Exercise, require_hidden_tests
 from grader.errors import GraderError, UsageError
+from grader.practice.state import read_progress
 from grader.results import Environment, ExerciseResult, Flag, GradeRun, SubmissionResult, score_checks
 from grader.runtimes import JudgeJob, JudgeOutput, get_runtime, resolve_runtime
 from grader.runtimes.base import Candidate
@@ -61,10 +62,13 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
     with contextlib.ExitStack() as stack:
         candidates: list[tuple[str, Path, dict[str, CandidateFile] | None, str | None]] = []
         labels: set[str] = set()
+        progress: dict[str, list[dict]] = {}
         for path in paths:
             label = _unique(submission_name(path), labels)
             try:
                 root = stack.enter_context(opened(path))
+                if entries := read_progress(root):  # a --record-progress bundle's record (unverified)
+                    progress[label] = entries
                 files = locate(root, selected, explicit)
                 if not files:
                     raise UsageError(
@@ -102,7 +106,8 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
     output.notes += [f"exercise {name} was skipped: {problem}" for name, problem in catalog.problems.items()]
     env = environment(runtime.name, output)
     return GradeRun(submissions=tuple(results), environment=env, started_at=started,
-                    duration_s=time.monotonic() - t0, tool_version=__version__)
+                    duration_s=time.monotonic() - t0, tool_version=__version__,
+                    extra={"progress": progress} if progress else {})
 
 
 def _unique(label: str, used: set[str]) -> str:

@@ -76,8 +76,7 @@ def syntax_error_text(path: Path, shown_as: str) -> str | None:
             line = exc.text.rstrip("\n")
             text += f"\n    {line}"
             if exc.offset:
-                text += "\n    " + " " * (exc.offset - 1 - (len(line) - len(line.lstrip())) +
-                                         (len(line) - len(line.lstrip()))) + "^"
+                text += "\n    " + " " * (exc.offset - 1) + "^"
         return text
     except (ValueError, UnicodeDecodeError) as exc:
         return f"{shown_as}: cannot be read as Python source: {exc}"
