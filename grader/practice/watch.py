@@ -297,9 +297,10 @@ class Watch:
 
     def _intro(self) -> None:
         self.console.print(f"grader watch: {len(self.catalog.exercises)} exercises in {self.root}. "
-                           f"Save your file to rerun its public checks. Keys: {KEYS_LINE}.", markup=False)
+                           f"Save your file to rerun its public checks. Keys: {KEYS_LINE}.", markup=False,
+                           soft_wrap=True)
         if records_progress(self.root):
-            self.console.print(self._progress_notice(), markup=False)
+            self.console.print(self._progress_notice(), markup=False, soft_wrap=True)
 
     def _progress_notice(self) -> str:
         return ("This bundle records your progress: every rerun and hint adds a line (time, exercise, public "
@@ -381,4 +382,6 @@ def watch(root: Path, exercise: str | None = None, plain: bool = False, console:
     else:
         ex = views.next_unsolved(catalog, PracticeState(root).load()) or catalog.exercises[0]
     console = console or Console(highlight=False)
+    if plain:
+        console.soft_wrap = True  # one block per rerun, lines as long as they are: editors and tests read them
     return Watch(root, catalog, ex, console, plain, timeout_s, limits).run()
