@@ -88,7 +88,7 @@ def cli() -> None:
     """Grade PyTorch coding exercises: public checks for candidates, hidden checks for graders.
 
     \b
-    Candidates:    grader list, grader show 05, grader check 05
+    Candidates:    grader watch, grader hint 05, grader reset 05, grader list, grader check 05
     Interviewers:  grader grade submission.zip --json report.json
     Authors:       grader validate 05
     """

@@ -37,9 +37,9 @@ def test_list(root):
     result = run(root, "list")
     assert result.exit_code == 0
     assert result.output == textwrap.dedent("""\
-        exercise            track     difficulty  gpu       points  title
-        05_broadcast_bias   tensors   easy        optional      10  Broadcasting: feature bias, per-sample bias, pairwise distances
-        10_autograd_basics  autograd  easy        optional      10  Derivatives with backward(), gradient accumulation, manual descent
+        exercise            track     difficulty  gpu       points  status       hints  title
+        05_broadcast_bias   tensors   easy        optional      10  not started  -      Broadcasting: feature bias, per-sample bias, pairwise distances
+        10_autograd_basics  autograd  easy        optional      10  not started  -      Derivatives with backward(), gradient accumulation, manual descent
         2 exercises
         """)
 
