@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -153,6 +154,17 @@ class TestTerminal:
         child.send("1\r")
         child.expect(r"05_broadcast_bias\S* \(tensors/05_broadcast_bias/broadcast_bias\.py\): 3/3 checks passed")
 
+    def test_all_passing_says_what_the_hidden_checks_cover(self, session):
+        child, bundle, _ = session
+        child.send("n")
+        child.expect(r"06_gather_and_masks\S* \(tensors")
+        save(bundle / "exercises/tensors/06_gather_and_masks/gather_and_masks.py",
+             (ROOT / "solutions/tensors/06_gather_and_masks/gather_and_masks.py").read_text())
+        child.expect(r"4/4 checks passed")
+        words = ("All 2 exercises pass their public checks. Your work is graded later by hidden checks that test "
+                 "the same functions more thoroughly. They cover: shape, dtype, value, grad, device")
+        child.expect(r"\s+".join(map(re.escape, words.split())))  # the terminal wraps it
+
     def test_q_quits_with_0_and_leaves_no_process(self, session):
         child, _, tmp = session
         child.send("q")
@@ -209,6 +221,29 @@ class TestPlain:
         child.sendline("r")  # a marker: the next block is the one r asks for
         child.expect(r"--- 05_broadcast_bias · rerun \(r\) · ")
         assert self.blocks_so_far(child) == [], f"more than one rerun for one save: {child.before}"
+        child.expect(r"Progress ")
+
+    def test_a_burst_of_saves_gives_one_result(self, session):
+        child, bundle, _ = session
+        wrong = REF.read_text().replace("return x + bias.unsqueeze(1)", "return x + bias")
+        for text in (wrong, REF.read_text(), wrong, REF.read_text()):
+            save(bundle / STUB_REL, text)
+            time.sleep(0.02)
+        child.expect(r"Progress ")
+        assert len(self.blocks_so_far(child)) == 1 and "3/3 checks passed" in child.before, child.before
+        time.sleep(1.5)
+        child.sendline("r")
+        child.expect(r"--- 05_broadcast_bias · rerun \(r\) · ")
+        assert "2/3 checks passed" not in child.before and self.blocks_so_far(child) == [], child.before
+        child.expect(r"3/3 checks passed")
+
+    def test_a_newer_save_cancels_the_rerun_in_progress(self, session):
+        child, bundle, _ = session
+        save(bundle / STUB_REL, REF.read_text().replace("return x + bias\n", "while True:\n        pass\n"))
+        time.sleep(1.0)  # its rerun is in the endless loop now (the time limit is 3 s)
+        save(bundle / STUB_REL, REF.read_text())
+        child.expect(r"3/3 checks passed")
+        assert "time limit" not in child.before, "the endless loop's rerun was not cancelled"
         child.expect(r"Progress ")
 
     def test_a_syntax_error_shows_its_line_and_watching_goes_on(self, session):
@@ -268,8 +303,10 @@ def test_watch_of_an_unknown_exercise_is_a_usage_error(bundle, tmp_path):
     assert result.stderr == "Error: unknown exercise '99': see `grader list` for the exercises\n"
 
 
-def test_reset_keeps_a_backup_of_the_candidates_file(bundle):
+def test_reset_keeps_a_backup_of_the_candidates_file(bundle, tmp_path):
+    bundle = Path(shutil.copytree(bundle, tmp_path / "bundle"))
     stub = bundle / "exercises" / "tensors" / "06_gather_and_masks" / "gather_and_masks.py"
+    stub.write_text((bundle / ".grader" / "stubs" / "06_gather_and_masks.py.orig").read_text())
     original = stub.read_text()
     mine = original.replace("raise NotImplementedError", "return None  # my work", 1)
     stub.write_text(mine)

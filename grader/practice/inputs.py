@@ -82,7 +82,7 @@ class Keys:
         if self.fd is not None and os.isatty(self.fd):
             try:
                 self._saved = termios.tcgetattr(self.fd)
-                tty.setcbreak(self.fd)
+                tty.setcbreak(self.fd, termios.TCSANOW)  # keep keys typed before the start
             except termios.error:
                 self._saved = None
 

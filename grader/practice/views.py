@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grader.catalog import Catalog, Exercise
+from grader.catalog import CHECK_KINDS, Catalog, Exercise
 from grader.practice.state import ExerciseState, hidden_kinds
 
 BAR_WIDTH = 30
@@ -99,6 +99,7 @@ def completion_text(root: Path, catalog: Catalog) -> str:
 
             found = hidden_check_kinds(ex)
         kinds += [k for k in found if k not in kinds]
+    kinds = [k for k in CHECK_KINDS if k in kinds]
     cover = f" They cover: {', '.join(kinds)}." if kinds else ""
     return (f"All {len(catalog.exercises)} exercises pass their public checks. Your work is graded later by "
             f"hidden checks that test the same functions more thoroughly.{cover} Submit as the README says "
