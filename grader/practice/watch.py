@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from grader.catalog import Catalog, Exercise
-from grader.errors import GraderError
+from grader.errors import GraderError, UsageError
 from grader.practice import views
 from grader.practice.hints import next_hint
 from grader.practice.inputs import FileWatcher, Keys
@@ -377,6 +377,9 @@ def watch(root: Path, exercise: str | None = None, plain: bool = False, console:
     """Watch `exercise` (a ref; None: the first unsolved) of the tree at `root` until q (0) or
     Ctrl-C (130). Raises UsageError for an unknown exercise."""
     catalog = Catalog.load(root, allow_missing_stub=True)
+    if not catalog.exercises:
+        problems = "; ".join(catalog.problems.values()) or "no exercise folders"
+        raise UsageError(f"no exercise can be watched under {root / 'exercises'}: {problems}")
     if exercise:
         ex = catalog.get(exercise)
     else:
