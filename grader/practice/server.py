@@ -19,6 +19,7 @@ replaced after the run. The server, its child and the fork server die with `grad
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import selectors
@@ -70,6 +71,9 @@ class WarmServer:
         if self.child is not None:
             self.cancel(reply=False)
         self.ensure_zygote()
+        # Everything imported so far is permanent: the child's collections (pytest runs gc.collect
+        # several times at exit) then skip it instead of touching, and so copying, every page.
+        gc.freeze()
         read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:  # the child: one judge session
