@@ -8,7 +8,6 @@ A candidate bundle (`grader export`) ships no test_hidden.py: such an exercise l
 
 from __future__ import annotations
 
-import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -129,8 +128,9 @@ def _validate_table(table: dict, schema: dict[str, _Field], where: Path, prefix:
             raise ExerciseDefinitionError(f"{where}: field '{name}' must be positive, got {value!r}")
 
 
-def load_exercise(folder: Path, solutions_root: Path) -> Exercise:
-    """Read and validate one exercise folder. Raises ExerciseDefinitionError naming the file and field."""
+def load_exercise(folder: Path, solutions_root: Path, allow_missing_stub: bool = False) -> Exercise:
+    """Read and validate one exercise folder. Raises ExerciseDefinitionError naming the file and field.
+    `allow_missing_stub`: load it even when its stub is gone (practice mode offers `grader reset`)."""
     match = EXERCISE_DIR_RE.match(folder.name)
     if not match:
         raise ExerciseDefinitionError(f"{folder}: exercise folders are named NN_name (e.g. 05_broadcast_bias)")
@@ -169,7 +169,7 @@ def load_exercise(folder: Path, solutions_root: Path) -> Exercise:
         solutions_dir=solutions_root / track / folder.name,
         has_hidden_tests=(folder / "test_hidden.py").is_file(),
     )
-    if not exercise.stub.is_file():
+    if not exercise.stub.is_file() and not allow_missing_stub:
         others = sorted(p.name for p in folder.glob("*.py") if not p.name.startswith("test_"))
         found = f" (found {', '.join(others)})" if others else ""
         raise StubMissing(f"{folder}: missing {exercise.stub.name}{found}: the checks import your code from "
@@ -207,14 +207,11 @@ def root_origin(root: Path) -> str:
 
 
 def default_root() -> Path:
-    """The folder holding exercises/ (and solutions/): $GRADER_ROOT, the source checkout, or the cwd."""
-    env = os.environ.get("GRADER_ROOT")
-    if env:
-        return Path(env).resolve()
-    checkout = Path(__file__).resolve().parent.parent
-    if (checkout / "exercises").is_dir():
-        return checkout
-    return Path.cwd()
+    """The folder holding exercises/ (and solutions/): see `grader.roots` for the discovery rule
+    (the enclosing bundle or checkout, then $GRADER_ROOT, then the install tree)."""
+    from grader.roots import discover_root
+
+    return discover_root()
 
 
 @dataclass
@@ -225,7 +222,7 @@ class Catalog:
     renamed: set[str] = field(default_factory=set)  # folders whose stub is missing (the user's to fix)
 
     @classmethod
-    def load(cls, root: Path | None = None) -> Catalog:
+    def load(cls, root: Path | None = None, allow_missing_stub: bool = False) -> Catalog:
         root = (root or default_root()).resolve()
         ex_root = root / "exercises"
         if not ex_root.is_dir():
@@ -236,7 +233,7 @@ class Catalog:
         for track in sorted(p for p in ex_root.iterdir() if p.is_dir()):
             for folder in sorted(p for p in track.iterdir() if p.is_dir() and EXERCISE_DIR_RE.match(p.name)):
                 try:
-                    exercises.append(load_exercise(folder, root / "solutions"))
+                    exercises.append(load_exercise(folder, root / "solutions", allow_missing_stub))
                 except (ExerciseDefinitionError, StubMissing) as exc:
                     # one malformed exercise must not stop the others from being listed or graded
                     problems[folder.name] = str(exc)

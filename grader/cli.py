@@ -106,7 +106,7 @@ def cli(ctx: click.Context) -> None:
     `grader` alone prints this help and exits 0.
 
     \b
-    Candidates:    grader list, grader show 05, grader check 05
+    Candidates:    grader watch, grader hint 05, grader reset 05, grader list, grader check 05
     Interviewers:  grader grade submission.zip --json report.json
                    grader similarity submissions/*.zip --html similarity.html
     Authors:       grader validate 05
@@ -118,13 +118,24 @@ def cli(ctx: click.Context) -> None:
 @cli.command("list")
 @handle_errors
 def list_cmd() -> None:
-    """List the exercises with their track, difficulty, GPU policy and points, and the exercise
-    root in use (set it with GRADER_ROOT)."""
+    """List the exercises with their track, difficulty, GPU policy and points, and your status on
+    each: not started, failing or passing its public checks (from `grader watch` and
+    `grader check` runs here), and the hints you have seen; then the exercise root in use (set it
+    with GRADER_ROOT).
+
+    Example: grader list
+    """
     from grader.catalog import Catalog, root_origin
+    from grader.practice.state import PracticeState
+    from grader.practice.views import status_text
 
     catalog = Catalog.load()
-    rows = [("exercise", "track", "difficulty", "gpu", "points", "title")]
-    rows += [(ex.id, ex.track, ex.difficulty, ex.gpu, f"{ex.points:g}", ex.title) for ex in catalog.exercises]
+    states = PracticeState(catalog.root).load()
+    rows = [("exercise", "track", "difficulty", "gpu", "points", "status", "hints", "title")]
+    for ex in catalog.exercises:
+        st = states.get(ex.id)
+        rows.append((ex.id, ex.track, ex.difficulty, ex.gpu, f"{ex.points:g}",
+                     status_text(st) if st else "not started", str(st.hints) if st and st.hints else "-", ex.title))
     click.echo(_columns(rows, right={4}))
     click.echo(f"{len(catalog.exercises)} exercises in {catalog.root} ({root_origin(catalog.root)})")
     _warn_problems(catalog)
@@ -192,6 +203,10 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
     # a batch of one: Ctrl-C stops the judge and its fork server, exits 130
     run = grade([target.path], exercises=target.exercises, visibility="public", timeout_s=timeout_s,
                 limits=_limits(memory_gb), pytest_args=pytest_args, batch=BatchOptions(jobs=1))
+    if path is None:  # your files in the tree: `grader list` and `grader watch` show the status
+        from grader.practice.state import record_run
+
+        record_run(catalog.root, run)
     checks = [c for s in run.submissions for e in s.exercises for c in e.checks]
     if keyword and all(c.name == "grading" for c in checks):  # the judge collected nothing to run
         raise click.UsageError(f"no check matches -k {keyword!r}: `grader check EXERCISE` lists the check names")
@@ -406,18 +421,23 @@ def image_build(base_image: str | None, tag: str, force: bool) -> None:
 @click.option("--notebooks", is_flag=True,
               help="Also give each stub as a Jupyter notebook (README as the first cell), paired with the .py "
                    "by jupytext: candidates may work in either.")
+@click.option("--record-progress", is_flag=True,
+              help="Live interviews: the bundle's watch/check runs and hints append (time, exercise, public "
+                   "score, hints used) to exercises/.grader-progress.jsonl, submitted with the candidate's files; "
+                   "`grader grade --html` shows it as a timeline, labelled unverified. The bundle README says so.")
 @handle_errors
-def export_cmd(out: Path, exercises: tuple[str, ...], notebooks: bool) -> None:
+def export_cmd(out: Path, exercises: tuple[str, ...], notebooks: bool, record_progress: bool) -> None:
     """Write the candidate bundle to OUT, a new or empty folder: the exercises' READMEs, stubs and
     public checks, the grader, a candidate README and the pull-request autograding workflows. No
     hidden check, solution or grader's note goes in: the bundle is scanned (notebooks too), and
     nothing is written when it would carry one.
 
-    Example: grader export /tmp/bundle --exercises 05,10,18 --notebooks
+    Example: grader export /tmp/bundle --exercises 05,10,18 --notebooks --record-progress
     """
     from grader.export import export_bundle
 
-    bundle = export_bundle(out, exercises=list(exercises) or None, notebooks=notebooks)
+    bundle = export_bundle(out, exercises=list(exercises) or None, notebooks=notebooks,
+                           record_progress=record_progress)
     click.echo(f"Exported {len(bundle.exercises)} exercises to {bundle.path} ({len(bundle.files)} files); "
                f"scanned for {bundle.secret_lines} lines of hidden checks, solutions and graders' notes: none found")
     for name, problem in bundle.skipped.items():
@@ -457,6 +477,74 @@ def similarity_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], threshol
         write_json(report, json_path)
     if html_path is not None:
         write_html(report, html_path)
+
+
+@cli.command()
+@click.argument("exercise", required=False)
+@click.option("--plain", is_flag=True,
+              help="One block of output per rerun, nothing redrawn (the default when stdout is not a terminal).")
+@limit_options
+@handle_errors
+def watch(exercise: str | None, plain: bool, timeout_s: float | None, memory_gb: float) -> None:
+    """Rerun the public checks of EXERCISE (default: the first unsolved one) each time you save
+    its file, shown as `grader check` shows them, with your progress over the bundle. A warm
+    judge stays ready between saves, so a result takes well under a second.
+
+    \b
+    Keys: h next hint, l list of exercises (type a number and Enter to switch), n next unsolved
+    exercise, r rerun, q quit. Run it inside your bundle (or the grader's checkout). Exits 0
+    after q and 130 after Ctrl-C.
+
+    Example: grader watch 05
+    """
+    from grader.practice.watch import watch as run_watch
+    from grader.roots import discover_working_root
+
+    root = discover_working_root("watch")
+    console = _console()
+    code = run_watch(root, exercise, plain=plain or not console.is_terminal, console=console,
+                     timeout_s=timeout_s, limits=_limits(memory_gb))
+    sys.exit(code)
+
+
+@cli.command()
+@click.argument("exercise")
+@handle_errors
+def hint(exercise: str) -> None:
+    """Print the next hint for EXERCISE: one to three per exercise, from the concept to the trap
+    (never the solution's code). Each call shows one more; `grader list` counts them.
+
+    Example: grader hint 05
+    """
+    from grader.catalog import Catalog
+    from grader.practice.hints import next_hint
+
+    catalog = Catalog.load(allow_missing_stub=True)
+    click.echo(next_hint(catalog.root, catalog.get(exercise)))
+
+
+@cli.command()
+@click.argument("exercise")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@handle_errors
+def reset(exercise: str, yes: bool) -> None:
+    """Put EXERCISE's stub back. Your file is first copied to a timestamped backup beside it
+    (<name>.py.<time>.bak): nothing is lost. Asks for confirmation unless --yes.
+
+    Example: grader reset 05 --yes
+    """
+    from grader.catalog import Catalog
+    from grader.practice.reset import reset_exercise
+    from grader.roots import discover_working_root
+
+    root = discover_working_root("reset")
+    ex = Catalog.load(root, allow_missing_stub=True).get(exercise)
+    if not yes and not click.confirm(f"Reset {ex.stub} to its stub (your file is kept as a backup)?"):
+        click.echo("Nothing was changed.")
+        sys.exit(int(ExitCode.OK))
+    done = reset_exercise(root, ex)
+    click.echo(f"Reset {done.stub} to its stub." + (f" Your file is kept in {done.backup}" if done.backup else
+                                                    " (there was no work of yours to keep)"))
 
 
 def main() -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 from grader import __version__, notebooks
 from grader.catalog import Catalog, Exercise, require_hidden_tests
 from grader.errors import GraderError, UsageError
+from grader.practice.state import read_progress
 from grader.results import Environment, ExerciseResult, Flag, GradeRun, SubmissionResult, score_checks
 from grader.runtimes import JudgeJob, JudgeOutput, get_runtime, resolve_runtime
 from grader.runtimes.base import Candidate
@@ -75,10 +76,13 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
         candidates: list[tuple[str, Path, dict[str, CandidateFile] | None, str | None]] = []
         labels: set[str] = set()
         judge_roots: dict[str, Path] = {}  # what the runtime mounts: differs for a single notebook
+        progress: dict[str, list[dict]] = {}
         for path in paths:
             label = _unique(submission_name(path), labels)
             try:
                 root = stack.enter_context(opened(path))
+                if entries := read_progress(root):  # a --record-progress bundle's record (unverified)
+                    progress[label] = entries
                 files = locate(root, selected, explicit)
                 files, judge_roots[label] = notebooks.prepare(root, files, selected, stack)
                 if not files:
@@ -123,7 +127,8 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
     env = replace(env, exercise_root=str(catalog.root) if runtime.name == "local" else
                   f"the grading image {options.runtime_options.get('image') or 'torch-grader:latest'}")
     return GradeRun(submissions=tuple(results), environment=env, started_at=started,
-                    duration_s=time.monotonic() - t0, tool_version=__version__)
+                    duration_s=time.monotonic() - t0, tool_version=__version__,
+                    extra={"progress": progress} if progress else {})
 
 
 def failed_exercise(ex: Exercise, why: str) -> ExerciseResult:

@@ -23,7 +23,7 @@ from grader.cli import cli
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = Path(__file__).parent / "data" / "schemas" / "github-workflow.json"
 BIN = Path(sys.executable).parent
-PUBLIC_NAMES = {"README.md", "exercise.toml", "test_public.py"}
+PUBLIC_NAMES = {"README.md", "exercise.toml", "test_public.py", "hints.md"}
 NOTES = re.compile(r"^## +notes for graders\b", re.IGNORECASE)
 
 

@@ -62,18 +62,25 @@ def run_judge(spec: dict) -> int:
 
         plugin = JudgePlugin(spec, zygote)
         with tempfile.TemporaryDirectory(prefix="grader-judge-") as tmp:
-            ini = Path(tmp) / "judge.ini"
-            ini.write_text(_INI)
-            files = [str(Path(ex["dir"]) / name) for ex in spec["exercises"] for name in spec["test_files"]
-                     if (Path(ex["dir"]) / name).is_file()]
-            args = [*files, "-c", str(ini), "--rootdir", spec["root"], "--noconftest", "-p", "no:cacheprovider",
-                    "--import-mode=importlib", "--strict-markers", "-q", "--no-header", "-rN", "--tb=short",
-                    "-p", "no:randomly", "-p", "no:xdist", "-p", "no:cov"]
-            if spec.get("pytest_args"):
-                args += list(spec["pytest_args"])
-            return int(pytest.main(args, plugins=[plugin]))
+            return int(pytest.main(pytest_args(spec, Path(tmp)), plugins=[plugin]))
     finally:
         zygote.close()
+
+
+def pytest_args(spec: dict, tmp: Path) -> list[str]:
+    """The judge's pytest command line for `spec` (its ini file is written to the folder `tmp`):
+    no conftest, no ini file or plugin but the judge's own. Shared with the warm judge of
+    `grader watch` (grader.practice.server)."""
+    ini = Path(tmp) / "judge.ini"
+    ini.write_text(_INI)
+    files = [str(Path(ex["dir"]) / name) for ex in spec["exercises"] for name in spec["test_files"]
+             if (Path(ex["dir"]) / name).is_file()]
+    args = [*files, "-c", str(ini), "--rootdir", spec["root"], "--noconftest", "-p", "no:cacheprovider",
+            "--import-mode=importlib", "--strict-markers", "-q", "--no-header", "-rN", "--tb=short",
+            "-p", "no:randomly", "-p", "no:xdist", "-p", "no:cov"]
+    if spec.get("pytest_args"):
+        args += list(spec["pytest_args"])
+    return args
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -9,6 +9,8 @@ tests, no solutions), it answers three requests on its control socket (JSON, fro
   scratch folder; then kill and reap any process left behind (daemons reparent here: the zygote
   is a child subreaper). The zygote kills, not the judge: in the container the judge runs as
   another user and may not signal workers;
+- kill_all: kill and reap every worker and stray (a warm judge whose run was cancelled mid-check,
+  `grader watch`); answer how many;
 - exit.
 
 Each worker runs in `<scratch_root>/w<pid>`, a folder it makes itself (mode 0700).
@@ -189,6 +191,17 @@ def main() -> None:
             active.discard(pid)
             answer["strays_killed"] = _reap_strays(active)
             shutil.rmtree(os.path.join(scratch_root, f"w{pid}"), ignore_errors=True)
+        elif op == "kill_all":
+            for pid in list(active):
+                kill_session(pid)
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:
+                    pass
+                shutil.rmtree(os.path.join(scratch_root, f"w{pid}"), ignore_errors=True)
+            answer = {"killed": len(active)}
+            active.clear()
+            answer["strays_killed"] = _reap_strays(active)
         elif op == "exit":
             break
         else:
