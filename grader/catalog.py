@@ -8,6 +8,7 @@ A candidate bundle (`grader export`) ships no test_hidden.py: such an exercise l
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -199,11 +200,14 @@ def require_hidden_tests(exercises: list[Exercise], what_next: str) -> None:
 
 def root_origin(root: Path) -> str:
     """Why `root` is the exercise root, for people who wonder which exercises they are using."""
+    # the order of `grader.roots.discover_root`: the tree you are in, $GRADER_ROOT, the install tree
+    if Path.cwd().resolve().is_relative_to(root):
+        return "the tree you are in"
     if os.environ.get("GRADER_ROOT") and Path(os.environ["GRADER_ROOT"]).resolve() == root:
         return "from GRADER_ROOT"
     if Path(__file__).resolve().parent.parent == root:
         return "the grader's own checkout"
-    return "the current folder" if Path.cwd().resolve() == root else "given"
+    return "given"
 
 
 def default_root() -> Path:
