@@ -1,4 +1,7 @@
-"""Returns the first column. Caught by: test_values"""
+"""Returns the first column.
+
+Caught by: test_values
+"""
 import torch
 
 

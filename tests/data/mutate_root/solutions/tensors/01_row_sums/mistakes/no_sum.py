@@ -1,4 +1,7 @@
-"""Returns the input. Caught by: test_shape, test_values"""
+"""Returns the input.
+
+Caught by: test_shape, test_values
+"""
 import torch
 
 
