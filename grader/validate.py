@@ -151,7 +151,8 @@ def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float |
             problems.append(f"stub scores {stub.score:g} (passes {', '.join(passing[:8])})")
         if len(ex.mistakes) < 2:
             problems.append(f"only {len(ex.mistakes)} mistake(s) in {ex.solutions_dir / 'mistakes'}: write at least 2")
-        alts = {alt.stem: result(f"alternative-{alt.stem}", ex, alt) for alt in alternatives(ex)}
+        alts = {label.removeprefix("alternative-"): result(label, ex, Path(files[ex.id]["path"]))
+                for label, files in candidates.items() if label.startswith("alternative-") and ex.id in files}
         for name, alt in alts.items():
             if alt.score < alt.max_score or alt.max_score == 0:
                 failing = [f"{c.name}: {c.message.splitlines()[0] if c.message else c.outcome}"

@@ -6,8 +6,10 @@ from grader.testing import assert_close, assert_device, assert_shape, check, req
 
 @check("shape")
 def test_feature_bias_shape(sub):
-    out = sub.add_feature_bias(torch.randn(32, 128), torch.randn(128))
+    x, bias = torch.randn(32, 128), torch.randn(128)
+    out = sub.add_feature_bias(x, bias)
     assert_shape(out, (32, 128))
+    assert_close(out, x + bias, what="add_feature_bias(x, bias)")
 
 
 @check("value", weight=2)
