@@ -130,8 +130,14 @@ class MutationRun:
     def to_dict(self) -> dict:
         killed = sum(len(e.killed) for e in self.exercises)
         counted = killed + sum(len(e.survivors) for e in self.exercises)
+        kinds: dict[str, int] = {}
+        for e in self.exercises:
+            for kind, entry in e.by_kind().items():
+                kinds[kind] = kinds.get(kind, 0) + entry["killed"]
+        by_kind = {k: {"killed": n, "score": round(n / counted, 4)} for k, n in sorted(kinds.items())} if counted else {}
         return {"schema": 1, "ok": self.ok, "interrupted": self.interrupted, "duration_s": round(self.duration_s, 2),
                 "graded_now": self.graded, "score": round(killed / counted, 4) if counted else None,
+                "by_kind": by_kind,
                 "exercises": [e.to_dict() for e in self.exercises]}
 
 
