@@ -389,6 +389,36 @@ def _validate_progress():
     return progress
 
 
+@cli.command()
+@click.argument("exercises", nargs=-1)
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Judges grading mutants at the same time.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the mutation report (scores, survivors as diffs) as JSON.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the mutation report as a standalone HTML page.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=Path(".grader-mutate"),
+              show_default=True, help="Results cache: a rerun (after Ctrl-C, say) grades only what is new.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Mutants per judge session (smaller: less lost on Ctrl-C; larger: fewer judge starts).")
+@click.option("--timeout-s", type=click.FloatRange(min=0.1), default=None, help="Time limit per check.")
+@handle_errors
+def mutate(exercises: tuple[str, ...], jobs: int, json_path: Path | None, html_path: Path | None,
+           cache_dir: Path, batch_size: int, timeout_s: float | None) -> None:
+    """Mutate each exercise's reference solution (mutmut's operators plus PyTorch ones: dims, flags,
+    dropped .detach()/.clone()/no_grad, swapped arguments, in-place) and grade every mutant; one
+    still scoring 100 % survives and is printed as a diff with the checks it passed. Accepted
+    equivalent mutants: solutions/<track>/<id>/equivalent_mutants.toml. Exits 1 when a survivor,
+    a stale equivalent entry or a reference below 100 % remains, 130 on Ctrl-C (rerun to go on).
+
+    Example: grader mutate 10 18 --jobs 2 --json mutation.json
+    """
+    from grader.mutate.command import run_mutate
+
+    sys.exit(run_mutate(list(exercises) or None, jobs, json_path, html_path, cache_dir, timeout_s, click.echo,
+                        batch_size=batch_size))
+
+
 @cli.group()
 def image() -> None:
     """Build the grading image (the docker runtime's container image)."""

@@ -6,8 +6,10 @@ from grader.testing import assert_close, assert_device, assert_shape, check, req
 
 @check("shape")
 def test_feature_bias_shape(sub):
-    out = sub.add_feature_bias(torch.randn(32, 128), torch.randn(128))
+    x, bias = torch.randn(32, 128), torch.randn(128)
+    out = sub.add_feature_bias(x, bias)
     assert_shape(out, (32, 128))
+    assert_close(out, x + bias, what="add_feature_bias(x, bias)")
 
 
 @check("value", weight=2)
@@ -36,6 +38,29 @@ def test_pairwise_matches_cdist(sub, device):
     assert_close(torch.diagonal(self_dists), torch.zeros(7, device=device), atol=1e-4, rtol=0,
                  what="diagonal of pairwise_sq_dists(a, a)")
     assert (self_dists >= 0).all(), "pairwise_sq_dists(a, a) has negative entries: clamp at 0"
+
+
+@check("state")
+def test_inputs_untouched(sub):
+    # Inside the worker: the candidate must not reshape or overwrite the caller's tensors in place
+    # (e.g. bias.unsqueeze_(1)), which would break the caller's next use of them.
+    def observe(mod):
+        x, bias_f, bias_n = torch.randn(3, 4), torch.randn(4), torch.randn(3)
+        a, b = torch.randn(3, 2), torch.randn(5, 2)
+        inputs = {"x": x, "feature bias": bias_f, "sample bias": bias_n, "a": a, "b": b}
+        before = {k: (v.clone(), tuple(v.shape), v.stride()) for k, v in inputs.items()}
+        outs = [mod.add_feature_bias(x, bias_f), mod.add_sample_bias(x, bias_n), mod.pairwise_sq_dists(a, b)]
+        changed = [k for k, v in inputs.items()
+                   if tuple(v.shape) != before[k][1] or v.stride() != before[k][2] or not torch.equal(v, before[k][0])]
+        return changed, outs, {k: v[0] for k, v in before.items()}
+
+    changed, outs, inputs = sub.probe(observe, sub)
+    x, bias_f, bias_n, a, b = (inputs[k] for k in ("x", "feature bias", "sample bias", "a", "b"))
+    for got, expected, name in zip(outs, [x + bias_f, x + bias_n[:, None], torch.cdist(a, b) ** 2],
+                                   ["add_feature_bias", "add_sample_bias", "pairwise_sq_dists"]):
+        assert isinstance(got, torch.Tensor), f"{name} returned {type(got).__name__}, not a tensor"
+        assert_close(got, expected, atol=1e-4, rtol=1e-4, what=name)
+    assert not changed, f"the caller's {', '.join(changed)} changed (values, shape or strides): do not modify inputs"
 
 
 @check("api")
