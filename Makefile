@@ -11,10 +11,16 @@ $(BIN)/grader: pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	touch $@
 
-install: $(BIN)/grader
+# The exercises' extra (onnx, onnxruntime, onnxscript, tensorboard) for the tests and CI; `make
+# demo` needs only the grader itself.
+$(VENV)/.exercises-extra: $(BIN)/grader
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,exercises]'
+	touch $@
+
+install: $(BIN)/grader $(VENV)/.exercises-extra
 
 ## demo: grade the bundled sample submission on the local runtime; reports go to reports/
-demo: install
+demo: $(BIN)/grader
 	$(BIN)/grader grade examples/sample_submission --runtime local \
 		--json reports/report.json --junit reports/junit.xml \
 		--gradescope reports/results.json --markdown reports/summary.md --html reports/report.html

@@ -23,7 +23,7 @@ import torch
 from grader.catalog import CHECK_KINDS
 from grader.judge.proxy import Submission, SubmissionProblem
 from grader.judge.static import StaticView
-from grader.sandbox import privileges
+from grader.sandbox import namespaces, privileges
 from grader.sandbox.client import Limits, WorkerFailure, Zygote
 from grader.sandbox.handles import RemoteError
 
@@ -46,7 +46,8 @@ class JudgePlugin:
 
         self.landlock_abi = landlock.abi_version() if spec.get("landlock", True) and \
             os.environ.get("GRADER_LANDLOCK", "1") != "0" else 0
-        self.landlock_protections = landlock.protections(self.landlock_abi)
+        self.profile = sandbox_profile(zygote)
+        self.landlock_protections = landlock.protections(self.landlock_abi, tcp=self.profile == "restricted")
         self.sandbox_reported = False
         self.out = open(spec["results_path"], "a", encoding="utf-8")  # noqa: SIM115 - closed at session end
         self.import_failures: dict[tuple[str, str], dict] = {}
@@ -69,7 +70,8 @@ class JudgePlugin:
         protections = ["a fresh worker process per check", "time limit per check", "memory limit (rlimit and watchdog)",
                        "file size and open-file rlimits", "scrubbed environment", "verdicts kept in the judge"]
         protections += self.landlock_protections or ["no Landlock here: the worker can read every file this user can"]
-        protections += privileges.protections()
+        protections += privileges.protections(sockets=self.profile != "restricted")
+        protections += PROFILE_PROTECTIONS[self.profile]
         self.emit({"type": "environment", "torch": torch.__version__, "cuda": torch.version.cuda,
                    "cuda_available": self.cuda, "protections": protections,
                    "gpus": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if self.cuda else [],
@@ -150,7 +152,7 @@ class JudgePlugin:
             limits=self.limits, seed=self.seed_value, timeout_s=item.stash[_TIMEOUT], cuda=self.cuda,
             import_failures=self.import_failures.setdefault((info["candidate"], ex["id"]), {}),
             submission_root=self.candidates[info["candidate"]].get("root"), landlock=self.landlock_abi > 0,
-            on_sandbox=self.check_sandbox,
+            on_sandbox=self.check_sandbox, profile=self.profile,
         )
         yield submission
         submission.close()
@@ -240,6 +242,25 @@ class JudgePlugin:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         self.emit({"type": "finished", "exitstatus": int(exitstatus)})
         self.out.close()
+
+
+PROFILE_PROTECTIONS = {
+    "namespaces": namespaces.protections(),
+    "container": ["the container's network (none: loopback only) and IPC: sockets allowed in the worker"],
+    "restricted": ["no private namespaces here: the worker may open no socket (CUDA, DataLoader workers "
+                   "and gloo cannot run)"],
+}
+
+
+def sandbox_profile(zygote: Zygote) -> str:
+    """How workers are walled off from the host (see `grader.sandbox.worker._sandbox`): in the
+    container, by the container; on this machine, by private namespaces where the kernel lets
+    us create them ($GRADER_NAMESPACES=0 turns them off), else by refusing every socket."""
+    if zygote.attached:
+        return "container"
+    if os.environ.get("GRADER_NAMESPACES", "1") != "0" and namespaces.available() is None:
+        return "namespaces"
+    return "restricted"
 
 
 class _AuthoringError(Exception):

@@ -6,6 +6,8 @@ use) and returns data or a remote handle. Extra attributes, which no exercise st
 - `sub.probe(fn, *args, **kwargs)`: run trusted `fn(*args, **kwargs)` in the worker, next to the
   candidate's code (handles in the arguments become the real objects); the module itself is
   `sub.module` when passed as an argument. Probes observe; they never compute expected values.
+- `sub.measure_memory(fn, *args)`: (result, peak growth of the worker's resident memory in bytes)
+  for one call, measured from outside the worker (its fork server reads /proc).
 - `sub.static`: the parsed source (`uses`, `loops_in`, `tampering`), in the judge.
 - `sub.path`, `sub.source`, `sub.scratch` (the worker's scratch folder), `sub.output` (the tail of
   what the worker printed).
@@ -30,7 +32,8 @@ class SubmissionProblem(AssertionError):
 class Submission:
     def __init__(self, *, module_name: str, path: Path | None, problem: str | None, zygote: Zygote,
                  limits: Limits, seed: int, timeout_s: float, cuda: bool, import_failures: dict,
-                 submission_root: str | None = None, landlock: bool = False, on_sandbox=None):
+                 submission_root: str | None = None, landlock: bool = False, on_sandbox=None,
+                 profile: str = "restricted"):
         self._module_name = module_name
         self._path = path
         self._problem = problem
@@ -44,6 +47,7 @@ class Submission:
         self._submission_root = submission_root
         self._landlock = landlock
         self._on_sandbox = on_sandbox
+        self._profile = profile
         self._worker: Worker | None = None
         self._module: RemoteHandle | None = None
         self._static: StaticView | None = None
@@ -96,7 +100,8 @@ class Submission:
             self._deadline = time.monotonic() + self._timeout_s
             worker = Worker(self._zygote, str(self._path), self._module_name, self._limits, seed=self._seed,
                             cuda=self._cuda, deadline=self._deadline, time_limit=self._timeout_s,
-                            submission_root=self._submission_root, landlock=self._landlock)
+                            submission_root=self._submission_root, landlock=self._landlock,
+                            profile=self._profile)
             self._worker = worker
             try:
                 try:
@@ -131,6 +136,25 @@ class Submission:
         args = tuple(module if a is self else a for a in args)
         name = getattr(fn, "__name__", "probe")
         return call_remote(self._worker, {"op": "probe", "fn": fn}, args, kwargs, what=f"probe {name}()")
+
+    def measure_memory(self, fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, int]:
+        """Call `fn` (the candidate's, e.g. `sub.pairwise_sq_dists`) and return (its result, the
+        growth of the worker's resident memory at its peak during the call, in bytes).
+
+        Measured from outside the worker: its fork server resets the peak-RSS mark
+        (/proc/PID/clear_refs) right before the call and reads VmHWM right after, so neither
+        memory touched earlier (at import) nor anything the candidate patches in the worker
+        changes the figure. It includes decoding the arguments and encoding the result."""
+        self.module  # noqa: B018 - the worker exists
+        assert self._worker is not None and self._worker.pid is not None
+        before = self._zygote.peak_memory(self._worker.pid, reset=True)
+        if "error" in before:
+            raise RuntimeError(f"memory could not be measured: {before['error']}")
+        result = fn(*args, **kwargs)
+        after = self._zygote.peak_memory(self._worker.pid) if self._worker.pid is not None else {"error": "worker gone"}
+        if "error" in after:
+            raise RuntimeError(f"memory could not be measured: {after['error']}")
+        return result, max(0, after["hwm"] - before["rss"])
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):

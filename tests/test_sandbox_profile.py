@@ -1,0 +1,429 @@
+"""The worker's sandbox profile runs real PyTorch without reopening the host (issue 10).
+
+Real workers from a real fork server, real sockets, real namespaces. No GPU here: what CUDA needs
+(an AF_UNIX socket, /proc/self writable, /proc/driver/nvidia and /dev/nvidia* readable, a fork
+server that has not initialised CUDA nor started autograd's threads, a tamper guard that lets
+CUDA initialise itself) is checked through its CPU-visible causes.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import cloudpickle
+import pytest
+
+from grader.sandbox import landlock, namespaces
+from grader.sandbox.client import GiB, Limits, Worker
+from grader.sandbox.handles import call_remote
+
+DATA = Path(__file__).resolve().parent / "data"
+ROOT = Path(__file__).resolve().parent.parent
+cloudpickle.register_pickle_by_value(sys.modules[__name__])  # probes travel by value
+
+NAMESPACES = namespaces.available()
+needs_namespaces = pytest.mark.skipif(NAMESPACES is not None, reason=f"no namespaces here: {NAMESPACES}")
+
+
+def run_probe(zygote, fn, *args, profile="namespaces", use_landlock=True, limits=None, timeout=120.0):
+    """Start a worker on tests/data/sandbox_subject.py with this profile, run `fn(*args)` there."""
+    worker = Worker(zygote, str(DATA / "sandbox_subject.py"), "sandbox_subject", limits or Limits(),
+                    landlock=use_landlock, profile=profile, deadline=time.monotonic() + timeout)
+    worker.start()
+    try:
+        expected = landlock.abi_version() if use_landlock else 0
+        assert worker.sandbox == expected, f"the worker could not apply its sandbox: {worker.sandbox}"
+        return call_remote(worker, {"op": "probe", "fn": fn}, args, {}, what="probe")
+    finally:
+        worker.kill()
+
+
+# --- cause 1: the fork server must not initialise CUDA nor start autograd's threads --------------
+
+def test_warm_up_runs_no_backward_and_asks_cuda_nothing():
+    """The warm-up imports; a backward pass (which starts the autograd engine's device threads on
+    a CUDA host) or a CUDA query (which initialises the driver) before fork breaks every worker."""
+    script = """if True:
+        import torch
+        from torch.autograd.variable import Variable
+        calls = []
+
+        class Engine:
+            def __init__(self, real):
+                self.real = real
+            def run_backward(self, *args, **kwargs):
+                calls.append("autograd backward")
+                return self.real.run_backward(*args, **kwargs)
+            def __getattr__(self, name):
+                return getattr(self.real, name)
+
+        Variable._execution_engine = Engine(Variable._execution_engine)
+        for name in ("_lazy_init", "init", "device_count", "current_device", "synchronize"):
+            real = getattr(torch.cuda, name)
+            setattr(torch.cuda, name, lambda *a, _n=name, _r=real, **k: calls.append(f"torch.cuda.{_n}") or _r(*a, **k))
+        x = torch.ones(2, requires_grad=True)
+        (x * x).sum().backward()  # the recorder works
+        assert calls == ["autograd backward"], calls
+        calls.clear()
+        from grader.sandbox.zygote import _warm_up
+        _warm_up(torch, {"autograd", "optim"})
+        import sys
+        assert "sympy" in sys.modules and "torch._dynamo" in sys.modules, "the warm-up must still import them"
+        assert calls == [], calls
+    """
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
+def test_fork_server_has_not_initialised_cuda_nor_started_threads(zygote):
+    zygote.ensure_ready()
+    state = zygote.state
+    assert state["cuda_initialized"] is False
+    # as many threads as a bare interpreter importing what the fork server imports
+    script = ("import os, numpy, torch, grader.sandbox.worker; "
+              "print(len(os.listdir('/proc/self/task')))")
+    bare = int(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                              cwd=ROOT, check=True).stdout)
+    assert state["threads"] == bare, f"the fork server runs {state['threads']} threads, a bare import {bare}"
+    assert len(os.listdir(f"/proc/{zygote.pid}/task")) == bare
+
+
+def test_fork_server_asks_cuda_through_nvml():
+    from grader.sandbox.zygote_client import scrubbed_env
+
+    assert scrubbed_env("/tmp")["PYTORCH_NVML_BASED_CUDA_CHECK"] == "1"
+
+
+# --- causes 2 and 3: sockets and files CUDA needs --------------------------------------------------
+
+def _sockets(scratch_name: str) -> dict:
+    import socket as s
+
+    found = {}
+    a, b = s.socketpair(s.AF_UNIX, s.SOCK_STREAM)
+    a.sendall(b"pair")
+    found["socketpair"] = b.recv(4).decode()
+    path = os.path.join(os.getcwd(), scratch_name)
+    with s.socket(s.AF_UNIX) as server:  # what multiprocessing.resource_sharer does
+        server.bind(path)
+        server.listen()
+        with s.socket(s.AF_UNIX) as client:
+            client.connect(path)
+            conn, _ = server.accept()
+            client.sendall(b"unix")
+            found["unix"] = conn.recv(4).decode()
+            conn.close()
+    with s.create_server(("127.0.0.1", 0)) as server:  # what gloo does
+        with s.create_connection(server.getsockname(), timeout=5) as client:
+            conn, _ = server.accept()
+            client.sendall(b"tcp")
+            found["tcp"] = conn.recv(3).decode()
+            conn.close()
+    return found
+
+
+@needs_namespaces
+def test_namespaced_worker_makes_unix_and_loopback_sockets(zygote):
+    assert run_probe(zygote, _sockets, "s.sock") == {"socketpair": "pair", "unix": "unix", "tcp": "tcp"}
+
+
+def _try_socket(family: int) -> str:
+    import socket as s
+
+    try:
+        s.socket(family, s.SOCK_STREAM).close()
+        return "made"
+    except OSError as exc:
+        return type(exc).__name__
+
+
+def test_restricted_worker_makes_no_socket(zygote):
+    """Where nothing hides the host (no namespaces, no container) the old wall stands."""
+    assert run_probe(zygote, _try_socket, socket.AF_UNIX, profile="restricted") == "PermissionError"
+    assert run_probe(zygote, _try_socket, socket.AF_INET, profile="restricted") == "PermissionError"
+
+
+def _reach(tcp_port: int, unix_path: str, abstract: bytes) -> dict:
+    import socket as s
+
+    found = {}
+    for what, family, address in (("tcp", s.AF_INET, ("127.0.0.1", tcp_port)), ("unix", s.AF_UNIX, unix_path),
+                                  ("abstract", s.AF_UNIX, abstract)):
+        try:
+            with s.socket(family) as sock:
+                sock.settimeout(2)
+                sock.connect(address)
+                sock.sendall(b"escaped")
+            found[what] = "connected"
+        except OSError as exc:
+            found[what] = type(exc).__name__
+    try:
+        with s.socket(s.AF_INET, s.SOCK_DGRAM) as sock:
+            sock.sendto(b"escaped", ("127.0.0.1", tcp_port))
+    except OSError:
+        pass
+    return found
+
+
+@needs_namespaces
+def test_host_sockets_stay_unreachable(zygote, tmp_path):
+    """Sockets allowed, host hidden: its loopback services, a Unix socket where hosts keep them
+    (the stand-in for docker.sock, ssh-agent, D-Bus) and abstract sockets are out of reach."""
+    received = []
+    tcp = socket.create_server(("127.0.0.1", 0))
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    udp.bind(("127.0.0.1", tcp.getsockname()[1]))
+    unix_path = str(tmp_path / "docker.sock")
+    unix = socket.socket(socket.AF_UNIX)
+    unix.bind(unix_path)
+    abstract_name = f"\0torch-grader-test-{uuid.uuid4().hex}".encode()
+    abstract = socket.socket(socket.AF_UNIX)
+    abstract.bind(abstract_name)
+    for sock in (tcp, unix, abstract):
+        sock.listen()
+        sock.settimeout(0.1)
+    udp.settimeout(0.1)
+    stop = threading.Event()
+
+    def listen():
+        while not stop.is_set():
+            for sock in (tcp, unix, abstract, udp):
+                try:
+                    if sock is udp:
+                        received.append(sock.recv(64))
+                    else:
+                        received.append(sock.accept()[0].recv(64))
+                except OSError:
+                    continue
+
+    thread = threading.Thread(target=listen, daemon=True)
+    thread.start()
+    try:
+        found = run_probe(zygote, _reach, tcp.getsockname()[1], unix_path, abstract_name)
+    finally:
+        stop.set()
+        thread.join()
+        for sock in (tcp, udp, unix, abstract):
+            sock.close()
+    assert received == []
+    assert found["tcp"] == "ConnectionRefusedError"  # the worker's own, empty loopback
+    assert found["unix"] == "FileNotFoundError"  # /tmp is an empty tmpfs in the worker's view
+    assert found["abstract"] == "ConnectionRefusedError"  # abstract names belong to a network namespace
+
+
+def _landlocked_proc_self() -> dict:
+    with open("/proc/self/comm", "w") as fh:  # the CUDA driver writes under /proc/self
+        fh.write("ax-cuda-like")
+    with open("/proc/self/comm") as fh:
+        return {"comm": fh.read().strip()}
+
+
+@pytest.mark.skipif(landlock.abi_version() <= 0, reason="no Landlock on this kernel")
+def test_landlocked_worker_writes_proc_self(zygote):
+    assert run_probe(zygote, _landlocked_proc_self, profile="restricted") == {"comm": "ax-cuda-like"}
+
+
+def test_landlock_rules_include_cuda_paths_when_they_exist(tmp_path, monkeypatch):
+    from grader.sandbox import worker
+
+    proc, dev = tmp_path / "proc", tmp_path / "dev"
+    (proc / "driver" / "nvidia").mkdir(parents=True)
+    (proc / "devices").write_text("195 nvidia\n")
+    dev.mkdir()
+    for name in ("nvidia0", "nvidiactl", "nvidia-uvm", "null"):
+        (dev / name).write_text("")
+    read, write = worker.cuda_paths(str(proc), str(dev))
+    assert read == [str(proc / "driver" / "nvidia"), str(proc / "devices")]
+    assert write == [str(dev / "nvidia-uvm"), str(dev / "nvidia0"), str(dev / "nvidiactl")]
+    assert worker.cuda_paths(str(tmp_path / "none"), str(tmp_path / "none")) == ([], [])
+    monkeypatch.setattr(worker, "cuda_paths", lambda: (read, write))
+    config = {"candidate": str(DATA / "sandbox_subject.py"), "scratch": str(tmp_path)}
+    all_read, all_write = worker.sandbox_paths(config)
+    assert set(read) <= set(all_read) and set(write) <= set(all_write)
+    assert "/proc/self" in all_write and "/dev/shm" not in all_write  # /dev/shm: only where private
+    assert "/dev/shm" in worker.sandbox_paths({**config, "profile": "namespaces"})[1]
+
+
+# --- cause 4: CUDA initialising itself is not tampering --------------------------------------------
+
+def test_cuda_lazy_initialisation_is_not_tampering():
+    script = """if True:
+        import torch
+        from grader.sandbox.worker import TamperGuard
+        guard = TamperGuard()
+        # what torch.cuda._lazy_init and device_count() change in a worker on a GPU host
+        torch.cuda._initialized = True
+        torch.cuda.default_generators = (torch.Generator(), torch.Generator())
+        torch.cuda._cached_device_count = 2
+        torch.cuda._queued_calls = []
+        assert guard.changed() == [], guard.changed()
+        torch.cuda.synchronize = lambda *a: None  # a candidate's replacement still shows
+        torch.cuda.default_generators = (lambda: 0,)
+        torch.cuda._lazy_call = print
+        assert sorted(guard.changed()) == ["torch.cuda._lazy_call", "torch.cuda.default_generators",
+                                           "torch.cuda.synchronize"], guard.changed()
+    """
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert result.returncode == 0, result.stderr[-3000:]
+
+
+# --- containment: IPC, keyring, shared memory -------------------------------------------------------
+
+def _ipc_and_keyring(shm_name: str) -> dict:
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    found = {}
+    for what, call in (("shmget", lambda: libc.shmget(0, 1 << 20, 0o1666)),  # IPC_PRIVATE | IPC_CREAT
+                       ("semget", lambda: libc.semget(0, 1, 0o1666)),
+                       ("msgget", lambda: libc.msgget(0, 0o1666)),
+                       ("add_key", lambda: libc.syscall(248 if os.uname().machine == "x86_64" else 217, b"user",
+                                                        b"ax", b"secret", 6, -2)),
+                       ("keyctl", lambda: libc.syscall(250 if os.uname().machine == "x86_64" else 219, 0, -3, 0))):
+        result = call()
+        found[what] = "allowed" if result >= 0 else os.strerror(ctypes.get_errno())
+    with open(f"/dev/shm/{shm_name}", "wb") as fh:
+        fh.write(b"x" * 4096)
+    found["shm"] = "written"
+    return found
+
+
+@needs_namespaces
+def test_ipc_keyring_and_dev_shm_stay_private(zygote):
+    name = f"torch-grader-test-{uuid.uuid4().hex}"
+    found = run_probe(zygote, _ipc_and_keyring, name)
+    assert {k: v for k, v in found.items() if k != "shm"} == dict.fromkeys(
+        ("shmget", "semget", "msgget", "add_key", "keyctl"), "Operation not permitted")
+    assert found["shm"] == "written"  # torch and multiprocessing need it...
+    assert not os.path.exists(f"/dev/shm/{name}")  # ...in a /dev/shm of the worker's own
+
+
+def test_restricted_worker_has_no_ipc_keyring_nor_dev_shm(zygote):
+    name = f"torch-grader-test-{uuid.uuid4().hex}"
+    with pytest.raises(Exception, match="PermissionError"):
+        run_probe(zygote, _ipc_and_keyring, name, profile="restricted")
+    assert not os.path.exists(f"/dev/shm/{name}")
+
+
+# --- what real PyTorch does in a worker --------------------------------------------------------------
+
+def _data_loader(method: str) -> list:
+    import torch
+    from torch.utils.data import DataLoader, TensorDataset
+
+    data = TensorDataset(torch.arange(32, dtype=torch.float32).reshape(16, 2))
+    loader = DataLoader(data, batch_size=4, num_workers=2, multiprocessing_context=method)
+    return [float(batch[0].sum()) for batch in loader]
+
+
+@needs_namespaces
+@pytest.mark.parametrize("method", ["fork", pytest.param("spawn", marks=pytest.mark.slow)])
+def test_data_loader_workers_run_in_a_worker(zygote, method):
+    expected = [float(sum(range(i * 8, i * 8 + 8))) for i in range(4)]
+    assert run_probe(zygote, _data_loader, method) == expected
+
+
+def _gloo_all_reduce() -> list:
+    import socket as s
+
+    import torch.multiprocessing as mp
+
+    with s.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    ctx = mp.get_context("fork")
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=_gloo_rank, args=(rank, port, queue)) for rank in range(2)]
+    for p in procs:
+        p.start()
+    results = sorted(queue.get(timeout=60) for _ in procs)
+    for p in procs:
+        p.join(30)
+    return results
+
+
+def _gloo_rank(rank: int, port: int, queue) -> None:
+    import torch
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
+    t = torch.tensor([float(rank + 1)])
+    dist.all_reduce(t)
+    dist.destroy_process_group()
+    queue.put((rank, float(t)))
+
+
+@needs_namespaces
+def test_gloo_process_group_on_loopback_runs_in_a_worker(zygote):
+    assert run_probe(zygote, _gloo_all_reduce) == [(0, 3.0), (1, 3.0)]
+
+
+def test_memory_of_the_whole_process_tree_is_limited(zygote):
+    """Five children holding 200 MiB each under a 0.5 GiB limit (each one under the per-process
+    rlimit): the worker is killed, and says why."""
+    from grader.sandbox.client import WorkerFailure
+
+    with pytest.raises(WorkerFailure, match=r"memory limit 0\.5 GiB exceeded .*process tree"):
+        run_probe(zygote, _children_hold_memory, 5, 200, limits=Limits(memory_bytes=GiB // 2), timeout=60)
+
+
+def _children_hold_memory(n: int, mib: int) -> None:
+    import time as t
+
+    for _ in range(n):
+        if os.fork() == 0:
+            try:
+                block = bytearray(mib << 20)
+                block[::4096] = b"x" * len(block[::4096])
+                t.sleep(60)
+            finally:
+                os._exit(0)
+    t.sleep(60)
+
+
+# --- memory measured from outside the worker -------------------------------------------------------
+
+def test_memory_check_of_05_is_measured_around_the_call():
+    """1.5 GiB touched at import used to hide a materialised (N, M, D) tensor from a check that
+    subtracted process-lifetime peaks; the fork server now resets the peak mark before the call."""
+    from grader.grading import grade
+
+    reference = ROOT / "solutions" / "tensors" / "05_broadcast_bias" / "broadcast_bias.py"
+    run = grade([DATA / "ballast", reference], exercises=["05"], visibility="all")
+    memory = {s.name: next(c for c in s.exercises[0].checks if c.name == "test_pairwise_memory_cpu")
+              for s in run.submissions}
+    assert memory["ballast"].outcome == "failed", memory["ballast"]
+    assert "peak memory grew by" in memory["ballast"].message and "(N, M, D)" in memory["ballast"].message
+    assert memory["broadcast_bias"].outcome == "passed", memory["broadcast_bias"].message
+
+
+# --- torch.compile ---------------------------------------------------------------------------------
+
+def _compiled() -> dict:
+    import time as t
+
+    import torch
+
+    def f(x):
+        return torch.sin(x) * 2 + 1
+
+    start = t.perf_counter()
+    out = torch.compile(f)(torch.arange(8.0))
+    return {"right": bool(torch.allclose(out, f(torch.arange(8.0)))), "seconds": round(t.perf_counter() - start, 1),
+            "cache_in_scratch": os.environ["TORCHINDUCTOR_CACHE_DIR"].startswith(os.getcwd()),
+            "cached": os.path.isdir(os.environ["TORCHINDUCTOR_CACHE_DIR"])}
+
+
+@pytest.mark.slow
+@needs_namespaces
+def test_torch_compile_runs_in_a_worker(zygote):
+    """Inductor's default backend on CPU: C++ compiled with the machine's g++, caches in scratch."""
+    found = run_probe(zygote, _compiled, timeout=300)
+    print(f"torch.compile in a worker: {found['seconds']} s")
+    assert found["right"] and found["cache_in_scratch"] and found["cached"], found
