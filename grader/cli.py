@@ -43,8 +43,9 @@ def handle_errors(fn):
 def limit_options(fn):
     fn = click.option("--timeout-s", type=click.FloatRange(min=0.1), default=None,
                       help="Time limit per check in seconds (default: each exercise's timeout_s).")(fn)
-    fn = click.option("--memory-gb", type=click.FloatRange(min=0.1), default=4.0, show_default=True,
-                      help="Memory limit per worker process.")(fn)
+    fn = click.option("--memory-gb", type=click.FloatRange(min=0.1), default=None,
+                      help="Memory limit per worker (its whole process tree) in GiB (default: each "
+                           "exercise's [limits] memory_mb, else 4).")(fn)
     return fn
 
 
@@ -71,10 +72,12 @@ def _markdown_limit(ctx: click.Context, param: click.Parameter, value: str) -> i
         raise click.BadParameter(str(exc)) from None
 
 
-def _limits(memory_gb: float):
+def _limits(memory_gb: float | None):
     from grader.sandbox.limits import Limits
 
-    return Limits(memory_bytes=int(memory_gb * (1 << 30)))
+    if memory_gb is None:
+        return Limits()
+    return Limits(memory_bytes=int(memory_gb * (1 << 30)), explicit=("memory_bytes",))
 
 
 def _warn_problems(catalog) -> None:

@@ -8,6 +8,7 @@ CUDA initialise itself) is checked through its CPU-visible causes.
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -31,10 +32,11 @@ NAMESPACES = namespaces.available()
 needs_namespaces = pytest.mark.skipif(NAMESPACES is not None, reason=f"no namespaces here: {NAMESPACES}")
 
 
-def run_probe(zygote, fn, *args, profile="namespaces", use_landlock=True, limits=None, timeout=120.0):
+def run_probe(zygote, fn, *args, profile="namespaces", use_landlock=True, limits=None, timeout=120.0,
+              network="loopback"):
     """Start a worker on tests/data/sandbox_subject.py with this profile, run `fn(*args)` there."""
     worker = Worker(zygote, str(DATA / "sandbox_subject.py"), "sandbox_subject", limits or Limits(),
-                    landlock=use_landlock, profile=profile, deadline=time.monotonic() + timeout)
+                    landlock=use_landlock, profile=profile, deadline=time.monotonic() + timeout, network=network)
     worker.start()
     try:
         expected = landlock.abi_version() if use_landlock else 0
@@ -427,3 +429,122 @@ def test_torch_compile_runs_in_a_worker(zygote):
     found = run_probe(zygote, _compiled, timeout=300)
     print(f"torch.compile in a worker: {found['seconds']} s")
     assert found["right"] and found["cache_in_scratch"] and found["cached"], found
+
+
+# --- gpu = "required" --------------------------------------------------------------------------------
+
+def _exercise(root: Path, toml_extra: str, tests: str, gpu: str = "optional") -> Path:
+    ex = root / "exercises" / "demo" / "01_scaler"
+    ex.mkdir(parents=True)
+    (ex / "exercise.toml").write_text(f'title = "Scale"\ntrack = "demo"\ndifficulty = "easy"\ngpu = "{gpu}"\n'
+                                      f'sources = []\n{toml_extra}')
+    (ex / "README.md").write_text("# Scale\n")
+    (ex / "scaler.py").write_text("def scale(x):\n    return x * 2\n")
+    (ex / "test_public.py").write_text("")
+    (ex / "test_hidden.py").write_text("import torch\nfrom grader.testing import check\n\n\n" + tests)
+    return ex
+
+
+def test_exercise_requiring_a_gpu_is_not_run_without_one(tmp_path):
+    """An exercise declaring gpu = "required" is not graded on a machine without CUDA: every check
+    is "not run" with the reason, the run carries a note, and nothing counts against the candidate."""
+    import torch
+
+    from grader.grading import grade
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU: the exercise is graded")
+    ex = _exercise(tmp_path, "", "@check('value')\ndef test_scale(sub):\n"
+                                 "    assert torch.equal(sub.scale(torch.ones(2)), torch.full((2,), 2.0))\n",
+                   gpu="required")
+    run = grade([ex / "scaler.py"], root=tmp_path, exercises=["01"])
+    (result,) = run.submissions[0].exercises
+    (only,) = result.checks
+    assert only.outcome == "not_run"
+    assert only.message == 'needs a GPU: 01_scaler declares gpu = "required" and CUDA is not available here'
+    assert result.score == 0 and result.not_run == 1
+    assert any("01_scaler requires a GPU" in note for note in run.environment.notes), run.environment.notes
+
+
+# --- per-exercise needs: network and [limits] in exercise.toml ---------------------------------------
+
+def test_exercise_toml_network_and_limits_are_validated(tmp_path):
+    from grader.catalog import load_exercise
+    from grader.errors import ExerciseDefinitionError
+
+    ex = _exercise(tmp_path, 'network = "none"\n[limits]\nmemory_mb = 512\nfile_size_mb = 500\nprocesses = 8\n', "")
+    loaded = load_exercise(ex, tmp_path / "solutions")
+    assert loaded.network == "none"
+    assert loaded.limits == {"memory_bytes": 512 << 20, "file_size_bytes": 500 << 20, "processes": 8}
+    for bad, message in (('network = "internet"', "field 'network' must be one of none, loopback"),
+                         ("[limits]\nmemory = 5", "unknown field 'limits.memory'"),
+                         ('[limits]\nprocesses = "8"', "field 'limits.processes' must be int"),
+                         ("[limits]\nmemory_mb = 0", "field 'limits.memory_mb' must be positive")):
+        (ex / "exercise.toml").write_text('title = "Scale"\ntrack = "demo"\ndifficulty = "easy"\ngpu = "no"\n'
+                                          f'sources = []\n{bad}\n')
+        with pytest.raises(ExerciseDefinitionError, match=message.replace("(", r"\(")):
+            load_exercise(ex, tmp_path / "solutions")
+
+
+def test_limits_resolve_cli_over_exercise_over_default():
+    exercise = {"memory_bytes": 512 << 20, "processes": 8}
+    assert Limits().for_exercise(exercise) == Limits(memory_bytes=512 << 20, processes=8)
+    from_cli = Limits(memory_bytes=2 * GiB, explicit=("memory_bytes",))
+    assert from_cli.for_exercise(exercise) == Limits(memory_bytes=2 * GiB, processes=8, explicit=("memory_bytes",))
+    assert Limits().for_exercise({}) == Limits()
+
+
+def test_exercise_memory_limit_applies_to_its_workers(tmp_path):
+    from grader.grading import grade
+
+    ex = _exercise(tmp_path, "[limits]\nmemory_mb = 300\n",
+                   "@check('value')\ndef test_big(sub):\n    sub.scale(torch.ones(2))\n")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "scaler.py").write_text(
+        "import time\n\ndef scale(x):\n    block = bytearray(600 << 20)\n    block[::4096] = b'x' * len(block[::4096])\n"
+        "    time.sleep(30)\n")
+    run = grade([tmp_path / "sub" / "scaler.py"], root=tmp_path, exercises=["01"], timeout_s=20)
+    (check,) = run.submissions[0].exercises[0].checks
+    assert check.outcome == "failed"
+    assert re.search(r"memory limit 0\.3 GiB exceeded|out of memory: the worker's memory limit is 0\.3 GiB",
+                     check.message), check.message
+    assert ex.is_dir()
+
+
+@needs_namespaces
+def test_network_none_leaves_unix_sockets_only(zygote):
+    assert run_probe(zygote, _try_socket, socket.AF_UNIX, network="none") == "made"
+    assert run_probe(zygote, _try_socket, socket.AF_INET, network="none") == "PermissionError"
+    assert run_probe(zygote, _try_socket, socket.AF_INET, network="loopback") == "made"
+
+
+# --- real PyTorch machinery, graded end to end on both runtimes ------------------------------------
+
+IMAGE = os.environ.get("GRADER_TEST_IMAGE", "torch-grader:latest")
+
+
+@pytest.mark.parametrize("runtime", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+def test_data_loader_workers_and_gloo_grade_in_full(runtime, request):
+    """tests/data/real_pytorch answers 05 through DataLoader workers (fork, spawn) and a gloo
+    process group: every check passes only if that machinery runs in the worker."""
+    from grader.grading import grade
+
+    options = {}
+    if runtime == "docker":
+        from grader.image import docker_client
+
+        try:
+            docker_client().images.get(IMAGE)
+        except Exception as exc:  # noqa: BLE001
+            if os.environ.get("CI"):
+                raise
+            pytest.skip(f"no grading image {IMAGE}: {exc}")
+        options = {"image": IMAGE, "gpus": "none"}
+    elif NAMESPACES is not None:
+        pytest.skip(f"no namespaces here: {NAMESPACES}")
+    run = grade([DATA / "real_pytorch"], exercises=["05"], visibility="public", runtime=runtime, timeout_s=90,
+                runtime_options=options)
+    (ex,) = run.submissions[0].exercises
+    assert {c.name: c.outcome for c in ex.checks} == dict.fromkeys(
+        ("test_feature_bias_example", "test_sample_bias_example", "test_pairwise_example"), "passed"), \
+        [(c.name, c.message[:500]) for c in ex.checks]

@@ -49,6 +49,7 @@ class JudgePlugin:
         self.profile = sandbox_profile(zygote)
         self.landlock_protections = landlock.protections(self.landlock_abi, tcp=self.profile == "restricted")
         self.sandbox_reported = False
+        self.gpu_noted: set[str] = set()
         self.out = open(spec["results_path"], "a", encoding="utf-8")  # noqa: SIM115 - closed at session end
         self.import_failures: dict[tuple[str, str], dict] = {}
         self.spent: dict[tuple[str, str], float] = {}
@@ -149,13 +150,21 @@ class JudgePlugin:
         path = Path(entry["path"]) if entry.get("path") else None
         submission = Submission(
             module_name=ex["name"], path=path, problem=entry.get("problem"), zygote=self.zygote,
-            limits=self.limits, seed=self.seed_value, timeout_s=item.stash[_TIMEOUT], cuda=self.cuda,
+            limits=self.limits.for_exercise(ex.get("limits", {})), seed=self.seed_value, timeout_s=item.stash[_TIMEOUT], cuda=self.cuda,
             import_failures=self.import_failures.setdefault((info["candidate"], ex["id"]), {}),
             submission_root=self.candidates[info["candidate"]].get("root"), landlock=self.landlock_abi > 0,
-            on_sandbox=self.check_sandbox, profile=self.profile,
+            on_sandbox=self.check_sandbox, profile=self.profile, network=ex.get("network", "loopback"),
         )
         yield submission
         submission.close()
+
+    def note_gpu_required(self, exercise: str) -> None:
+        """Say once per exercise that it was not graded for want of a GPU."""
+        if exercise in self.gpu_noted:
+            return
+        self.gpu_noted.add(exercise)
+        self.emit({"type": "note", "message": f"{exercise} requires a GPU (gpu = \"required\" in its exercise.toml) and "
+                                              f"CUDA is not available here: its checks were not run"})
 
     def check_sandbox(self, applied: Any) -> None:
         """Record once if a worker could not apply the sandbox the judge expected."""
@@ -183,6 +192,9 @@ class JudgePlugin:
         item.stash[_START] = time.monotonic()
         if info["kind"] not in CHECK_KINDS:
             raise _AuthoringError(f"{info['name']} has no @check(kind, weight) marker with a known kind")
+        if ex.get("gpu") == "required" and not self.cuda:
+            self.note_gpu_required(info["exercise"])
+            pytest.skip(f"needs a GPU: {info['exercise']} declares gpu = \"required\" and CUDA is not available here")
         key = (info["candidate"], info["exercise"])
         budget = ex.get("budget_s")
         if budget and self.spent.get(key, 0.0) >= budget:

@@ -33,7 +33,7 @@ class Submission:
     def __init__(self, *, module_name: str, path: Path | None, problem: str | None, zygote: Zygote,
                  limits: Limits, seed: int, timeout_s: float, cuda: bool, import_failures: dict,
                  submission_root: str | None = None, landlock: bool = False, on_sandbox=None,
-                 profile: str = "restricted"):
+                 profile: str = "restricted", network: str = "loopback"):
         self._module_name = module_name
         self._path = path
         self._problem = problem
@@ -48,6 +48,7 @@ class Submission:
         self._landlock = landlock
         self._on_sandbox = on_sandbox
         self._profile = profile
+        self._network = network
         self._worker: Worker | None = None
         self._module: RemoteHandle | None = None
         self._static: StaticView | None = None
@@ -101,7 +102,7 @@ class Submission:
             worker = Worker(self._zygote, str(self._path), self._module_name, self._limits, seed=self._seed,
                             cuda=self._cuda, deadline=self._deadline, time_limit=self._timeout_s,
                             submission_root=self._submission_root, landlock=self._landlock,
-                            profile=self._profile)
+                            profile=self._profile, network=self._network)
             self._worker = worker
             try:
                 try:

@@ -170,6 +170,7 @@ class Worker:
     submission_root: str | None = None
     landlock: bool = False  # ask the worker to sandbox itself with Landlock
     profile: str = "restricted"  # namespaces | container | restricted (see worker._sandbox)
+    network: str = "loopback"  # the exercise's: none (Unix sockets only) | loopback (IP too, on its own loopback)
     sandbox: Any = None  # what the worker reported: the Landlock ABI applied, or why it failed
     deadline: float | None = None  # monotonic; set by the judge for the check in progress
     time_limit: float | None = None  # for messages
@@ -189,7 +190,7 @@ class Worker:
         out_r, out_w = os.pipe()
         config = {"candidate": self.candidate, "module_name": self.module_name, "seed": self.seed,
                   "rlimits": self.limits.rlimits(self.cuda), "submission_root": self.submission_root,
-                  "landlock": self.landlock, "profile": self.profile, "shm_bytes": self.limits.memory_bytes}
+                  "landlock": self.landlock, "profile": self.profile, "network": self.network, "shm_bytes": self.limits.memory_bytes}
         forking = time.monotonic()
         try:
             self.pid = self.zygote.fork(config, [theirs.fileno(), out_w])

@@ -368,7 +368,8 @@ def _sandbox(config: dict) -> int | str:
             failed.append(f"entering private namespaces failed: {exc}")
             profile = "restricted"  # the host is not hidden: no sockets
         os.chdir(config["scratch"])  # the bound-back scratch folder
-    families = privileges.PRIVATE_NETWORK_FAMILIES if profile != "restricted" else ()
+    families = () if profile == "restricted" else \
+        privileges.PRIVATE_NETWORK_FAMILIES if config.get("network", "loopback") == "loopback" else (privileges.AF_UNIX,)
     steps = [("dropping capabilities", privileges.drop_capabilities)]
     if privileges.seccomp_supported():
         steps.append(("the seccomp filter", lambda: privileges.install_filter(families)))
