@@ -548,3 +548,107 @@ def test_data_loader_workers_and_gloo_grade_in_full(runtime, request):
     assert {c.name: c.outcome for c in ex.checks} == dict.fromkeys(
         ("test_feature_bias_example", "test_sample_bias_example", "test_pairwise_example"), "passed"), \
         [(c.name, c.message[:500]) for c in ex.checks]
+
+
+# --- the verifier worker: candidate-made artifacts parsed outside the judge ------------------------
+
+VERIFIER_CHECKS = '''
+def _load(raw):
+    import io as _io
+    import os as _os
+    import sys as _sys
+
+    import torch as _torch
+
+    state = _torch.load(_io.BytesIO(raw), weights_only=True)
+    return {"shapes": {k: list(v.shape) for k, v in state.items()}, "pid": _os.getpid(),
+            "submission_imported": "scaler" in _sys.modules}
+
+
+def _run_script(raw):
+    import io as _io
+
+    import torch as _torch
+
+    return _torch.jit.load(_io.BytesIO(raw))(_torch.ones(3))
+
+
+@check("state")
+def test_state_dict_checked_in_the_verifier(sub):
+    sub.save_state("model.pt")
+    raw = sub.read_file("model.pt")
+    found = sub.verify(_load, raw)
+    assert found["shapes"] == {"weight": [2, 3], "bias": [2]}
+    assert found["submission_imported"] is False  # a process that never imported the candidate's code
+
+
+@check("value")
+def test_torchscript_run_in_the_verifier(sub):
+    sub.save_script("net.pt")
+    out = sub.verify(_run_script, sub.read_file("net.pt"))
+    assert torch.equal(out, torch.full((3,), 2.0))
+
+
+@check("value")
+def test_written_file_reaches_the_candidate(sub):
+    sub.write_file("input.txt", b"21")
+    assert sub.read_input("input.txt") == 42
+
+
+@check("state")
+def test_read_file_is_capped(sub):
+    sub.save_state("model.pt")
+    sub.read_file("model.pt", max_bytes=10)
+
+
+@check("state")
+def test_read_file_stays_in_scratch(sub):
+    sub.read_file("../../../etc/hostname")
+
+
+@check("state")
+def test_verifier_returns_data_only(sub):
+    sub.verify(lambda: (lambda: 1))
+'''
+
+VERIFIER_SUBMISSION = '''
+import torch
+
+
+def scale(x):
+    return x * 2
+
+
+def save_state(path):
+    torch.save(torch.nn.Linear(3, 2).state_dict(), path)
+
+
+def save_script(path):
+    class Twice(torch.nn.Module):
+        def forward(self, x):
+            return x * 2
+    torch.jit.save(torch.jit.script(Twice()), path)
+
+
+def read_input(path):
+    with open(path) as fh:
+        return int(fh.read()) * 2
+'''
+
+
+@pytest.mark.skipif(landlock.abi_version() <= 0, reason="no Landlock on this kernel")
+def test_verifier_loads_artifacts_without_the_submission(tmp_path):
+    from grader.grading import grade
+
+    _exercise(tmp_path, "", VERIFIER_CHECKS)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "scaler.py").write_text(VERIFIER_SUBMISSION)
+    run = grade([tmp_path / "sub" / "scaler.py"], root=tmp_path, exercises=["01"], timeout_s=120)
+    checks = {c.name: c for c in run.submissions[0].exercises[0].checks}
+    for name in ("test_state_dict_checked_in_the_verifier", "test_torchscript_run_in_the_verifier",
+                 "test_written_file_reaches_the_candidate"):
+        assert checks[name].outcome == "passed", (name, checks[name].message)
+    assert "model.pt is" in checks["test_read_file_is_capped"].message
+    assert "more than the 10 bytes a check may read" in checks["test_read_file_is_capped"].message
+    assert "is outside the worker's scratch folder" in checks["test_read_file_stays_in_scratch"].message
+    assert "a verifier function returns plain data" in checks["test_verifier_returns_data_only"].message

@@ -106,17 +106,18 @@ def _proportional_size(pid: int) -> int:
     return 0
 
 
-def tree_memory(worker: int, fork_server: int | None) -> tuple[int | None, int]:
+def tree_memory(worker: int, fork_server: int | None, others: set[int] | frozenset[int] = frozenset()
+                ) -> tuple[int | None, int]:
     """(bytes, processes) of the worker and every process it started: its descendants, and the
     fork server's other children (orphans reparent there: it is a child subreaper). The worker
     counts its resident size, the others their proportional size. (None, 0) when the worker is
-    gone."""
+    gone. `others`: the fork server's other live workers (a check's verifier), not counted."""
     try:
         with open(f"/proc/{worker}/statm") as fh:
             used = int(fh.read().split()[1]) * PAGE
     except (OSError, ValueError, IndexError):
         return None, 0
-    seen = {worker}
+    seen = {worker, *others}
     pending = _children(worker) + ([c for c in _children(fork_server) if c != worker] if fork_server else [])
     while pending:
         pid = pending.pop()
@@ -125,7 +126,7 @@ def tree_memory(worker: int, fork_server: int | None) -> tuple[int | None, int]:
         seen.add(pid)
         used += _proportional_size(pid)
         pending += _children(pid)
-    return used, len(seen)
+    return used, len(seen) - len(others)
 
 
 class _OutputDrain(threading.Thread):
@@ -170,6 +171,7 @@ class Worker:
     submission_root: str | None = None
     landlock: bool = False  # ask the worker to sandbox itself with Landlock
     profile: str = "restricted"  # namespaces | container | restricted (see worker._sandbox)
+    role: str = "worker"  # or "verifier": a worker that imports no submission (see grader.sandbox.verifier)
     network: str = "loopback"  # the exercise's: none (Unix sockets only) | loopback (IP too, on its own loopback)
     sandbox: Any = None  # what the worker reported: the Landlock ABI applied, or why it failed
     deadline: float | None = None  # monotonic; set by the judge for the check in progress
@@ -190,7 +192,7 @@ class Worker:
         out_r, out_w = os.pipe()
         config = {"candidate": self.candidate, "module_name": self.module_name, "seed": self.seed,
                   "rlimits": self.limits.rlimits(self.cuda), "submission_root": self.submission_root,
-                  "landlock": self.landlock, "profile": self.profile, "network": self.network, "shm_bytes": self.limits.memory_bytes}
+                  "landlock": self.landlock, "profile": self.profile, "network": self.network, "role": self.role, "shm_bytes": self.limits.memory_bytes}
         forking = time.monotonic()
         try:
             self.pid = self.zygote.fork(config, [theirs.fileno(), out_w])
@@ -221,7 +223,7 @@ class Worker:
             raise _Violation(f"output limit exceeded: the worker wrote more than "
                              f"{self.limits.output_bytes // MiB} MiB to stdout/stderr")
         if self.pid is not None:
-            used, count = tree_memory(self.pid, self.zygote.pid)
+            used, count = tree_memory(self.pid, self.zygote.pid, others=self.zygote.live - {self.pid})
             if used is None:
                 return
             if used > self.limits.memory_bytes:

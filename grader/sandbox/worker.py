@@ -258,6 +258,15 @@ def handle(state: WorkerState, req: dict) -> dict:
         return {"ok": repr(target)[:2000]}
     if op == "backward":
         return _backward(state, req)
+    if op == "read_file":
+        from grader.sandbox import verifier
+
+        return {"ok": verifier.read_file(os.getcwd(), req["path"], req["max_bytes"])}
+    if op == "write_file":
+        from grader.sandbox import verifier
+
+        verifier.write_file(os.getcwd(), req["path"], req["data"])
+        return {"ok": None}
     raise ValueError(f"unknown op {op!r}")
 
 

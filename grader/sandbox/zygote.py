@@ -135,12 +135,13 @@ def _fork_worker(ctrl: socket.socket, request: dict, fds: list[int]) -> int:
             os.close(output_fd)
             sys.stdout.reconfigure(line_buffering=True)
             sys.stderr.reconfigure(line_buffering=True)
-            from grader.sandbox import worker
+            from grader.sandbox import verifier, worker
 
             scratch = os.path.join(request["scratch_root"], f"w{os.getpid()}")
             os.mkdir(scratch, 0o700)
             sock = socket.socket(fileno=channel_fd)
-            worker.serve(sock, {**request, "scratch": scratch})
+            serve = verifier.serve if request.get("role") == "verifier" else worker.serve
+            serve(sock, {**request, "scratch": scratch})
             code = 0
         finally:
             os._exit(code)

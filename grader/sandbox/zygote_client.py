@@ -52,6 +52,7 @@ class Zygote:
         self.ctrl: socket.socket | None = None
         self.ready = False
         self.pid: int | None = None
+        self.live: set[int] = set()  # workers forked and not yet waited for (a check's worker, its verifier)
         self.state: dict = {}  # what the fork server said of itself when ready (see zygote.fork_server_state)
         self.lost: str | None = None  # why the fork server stopped answering
         self.incidents: list[str] = []  # for the report; the judge drains it after each check
@@ -145,7 +146,9 @@ class Zygote:
             try:
                 assert self.ctrl is not None
                 socket.send_fds(self.ctrl, [json.dumps({"op": "fork", **config}).encode()], fds)
-                return int(self._answer(timeout=30)["pid"])
+                pid = int(self._answer(timeout=30)["pid"])
+                self.live.add(pid)
+                return pid
             except (ChannelClosed, OSError) as exc:
                 # a previous worker may have killed or stopped the fork server: replace it, once
                 self._lose(str(exc) if isinstance(exc, ChannelClosed) else self._state() or "closed its channel")
@@ -154,6 +157,7 @@ class Zygote:
         raise AssertionError("unreachable")
 
     def wait(self, pid: int) -> dict:
+        self.live.discard(pid)
         if self.lost:
             return {"exit": None, "zygote_lost": self.lost}
         try:
