@@ -68,7 +68,7 @@ class JudgePlugin:
 
     def pytest_configure(self, config: pytest.Config) -> None:
         config.addinivalue_line("markers", "check(kind, weight=1, timeout_s=None): a graded check")
-        protections = ["a fresh worker process per check", "time limit per check", "memory limit (rlimit and watchdog)",
+        protections = ["a fresh worker process per check", "time limit per check", "memory limit (rlimit and a watchdog over the worker's whole process tree)",
                        "file size and open-file rlimits", "scrubbed environment", "verdicts kept in the judge"]
         protections += self.landlock_protections or ["no Landlock here: the worker can read every file this user can"]
         protections += privileges.protections(sockets=self.profile != "restricted")
