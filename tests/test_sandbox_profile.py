@@ -522,8 +522,8 @@ IMAGE = os.environ.get("GRADER_TEST_IMAGE", "torch-grader:latest")
 
 @pytest.mark.parametrize("runtime", ["local", pytest.param("docker", marks=pytest.mark.docker)])
 def test_data_loader_workers_and_gloo_grade_in_full(runtime, request):
-    """tests/data/real_pytorch answers 05 through DataLoader workers (fork, spawn) and a gloo
-    process group: every check passes only if that machinery runs in the worker."""
+    """tests/data/real_pytorch answers 05 through DataLoader workers (fork) and a gloo process
+    group: those checks pass only if that machinery runs in the worker."""
     from grader.grading import grade
 
     options = {}

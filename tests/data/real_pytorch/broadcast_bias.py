@@ -1,9 +1,11 @@
 """Right answers to exercise 05, computed through the machinery real PyTorch code uses, so that
 each check passes only if that machinery works inside the worker's sandbox:
 add_feature_bias: DataLoader workers started with fork (batches come back through
-multiprocessing.resource_sharer: an AF_UNIX socket, /dev/shm); add_sample_bias: the same with
-spawn (a fresh interpreter per loader worker); pairwise_sq_dists: a gloo process group of two
-processes on 127.0.0.1 (TCP on loopback), each computing half and all_reduce-ing.
+multiprocessing.resource_sharer: an AF_UNIX socket, /dev/shm); add_sample_bias: plain (the spawn
+start method is tested in tests/test_sandbox_profile.py: a fresh interpreter importing torch per
+loader worker is too slow for a graded check on a small machine); pairwise_sq_dists: a gloo
+process group of two processes on 127.0.0.1 (TCP on loopback), each computing half and
+all_reduce-ing.
 """
 import socket
 
@@ -24,7 +26,7 @@ def add_feature_bias(x, bias):
 
 
 def add_sample_bias(x, bias):
-    return _through_loader(x, "spawn", 1) + bias[:, None]
+    return x + bias[:, None]
 
 
 def _rank(rank, port, a, b, queue):
