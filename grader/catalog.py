@@ -18,6 +18,7 @@ from grader.errors import ExerciseDefinitionError, UsageError
 
 DIFFICULTY_POINTS = {"easy": 10, "medium": 20, "hard": 30}
 GPU_POLICIES = ("required", "optional", "no")
+NETWORK_POLICIES = ("none", "loopback")
 CHECK_KINDS = ("shape", "dtype", "value", "grad", "device", "mode", "api", "state", "perf")
 DEFAULT_TIMEOUT_S = 30.0
 EXERCISE_DIR_RE = re.compile(r"^(\d\d)_([a-z0-9_]+)$")
@@ -43,6 +44,8 @@ class Exercise:
     dir: Path
     solutions_dir: Path
     has_hidden_tests: bool = True  # False in a candidate bundle, which ships only the public checks
+    network: str = "loopback"  # loopback: IP sockets on the worker's own loopback (gloo); none: Unix sockets only
+    limits: dict[str, int] = field(default_factory=dict)  # [limits], as Limits fields (bytes, counts)
 
     @property
     def stub(self) -> Path:
@@ -91,7 +94,14 @@ _SCHEMA: dict[str, _Field] = {
     "budget_s": _Field((int, float), required=False),
     "sources": _Field(list, item_type=str),
     "api": _Field(dict, required=False),
+    "network": _Field(str, required=False, choices=NETWORK_POLICIES),
+    "limits": _Field(dict, required=False),
 }
+# [limits]: name in exercise.toml -> (Limits field, multiplier)
+_LIMITS: dict[str, tuple[str, int]] = {"memory_mb": ("memory_bytes", 1 << 20),
+                                       "file_size_mb": ("file_size_bytes", 1 << 20),
+                                       "processes": ("processes", 1)}
+_LIMITS_SCHEMA: dict[str, _Field] = {name: _Field(int, required=False) for name in _LIMITS}
 _API_SCHEMA: dict[str, _Field] = {
     "forbidden": _Field(list, required=False, item_type=str),
     "required": _Field(list, required=False, item_type=str),
@@ -145,6 +155,8 @@ def load_exercise(folder: Path, solutions_root: Path, allow_missing_stub: bool =
     _validate_table(data, _SCHEMA, toml_path)
     api = data.get("api", {})
     _validate_table(api, _API_SCHEMA, toml_path, prefix="api.")
+    limits = data.get("limits", {})
+    _validate_table(limits, _LIMITS_SCHEMA, toml_path, prefix="limits.")
     track = data["track"]
     if folder.parent.name != track:
         raise ExerciseDefinitionError(
@@ -169,6 +181,8 @@ def load_exercise(folder: Path, solutions_root: Path, allow_missing_stub: bool =
         dir=folder,
         solutions_dir=solutions_root / track / folder.name,
         has_hidden_tests=(folder / "test_hidden.py").is_file(),
+        network=data.get("network", "loopback"),
+        limits={_LIMITS[k][0]: v * _LIMITS[k][1] for k, v in limits.items()},
     )
     if not exercise.stub.is_file() and not allow_missing_stub:
         others = sorted(p.name for p in folder.glob("*.py") if not p.name.startswith("test_"))

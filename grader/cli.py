@@ -48,9 +48,10 @@ def handle_errors(fn):
 def limit_options(fn):
     fn = click.option("--timeout-s", type=click.FloatRange(min=0.1), default=None,
                       help="Time limit per check in seconds (default: each exercise's timeout_s).")(fn)
-    fn = click.option("--memory-gb", type=float, default=4.0, show_default=True, callback=_memory_gb,
-                      help="Memory limit per worker process (at least 0.5: a worker needs about 0.25 GiB "
-                           "for torch alone).")(fn)
+    fn = click.option("--memory-gb", type=float, default=None, callback=_memory_gb,
+                      help="Memory limit per worker (its whole process tree) in GiB, at least 0.5: a worker "
+                           "needs about 0.25 GiB for torch alone (default: each exercise's [limits] memory_mb, "
+                           "else 4).")(fn)
     return fn
 
 
@@ -68,10 +69,10 @@ def output_options(fn):
     return fn
 
 
-def _memory_gb(ctx: click.Context, param: click.Parameter, value: float) -> float:
+def _memory_gb(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
     from grader.sandbox.limits import MIN_MEMORY_GB
 
-    if value < MIN_MEMORY_GB:
+    if value is not None and value < MIN_MEMORY_GB:
         raise click.BadParameter(f"{value:g} GiB cannot even import torch in a worker, so every check would fail "
                                  f"for the grader's setting, not the candidate's code: use at least "
                                  f"{MIN_MEMORY_GB:g}")
@@ -87,10 +88,12 @@ def _markdown_limit(ctx: click.Context, param: click.Parameter, value: str) -> i
         raise click.BadParameter(str(exc)) from None
 
 
-def _limits(memory_gb: float):
+def _limits(memory_gb: float | None):
     from grader.sandbox.limits import Limits
 
-    return Limits(memory_bytes=int(memory_gb * (1 << 30)))
+    if memory_gb is None:
+        return Limits()
+    return Limits(memory_bytes=int(memory_gb * (1 << 30)), explicit=("memory_bytes",))
 
 
 def _warn_problems(catalog) -> None:

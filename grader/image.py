@@ -79,7 +79,9 @@ def image_freshness(image_labels: dict, root: Path) -> str | None:
 
 
 def runtime_requirements(root: Path) -> list[str]:
-    return tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    """The grader's dependencies and its `exercises` extra (what checks use beyond torch)."""
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    return [*project["dependencies"], *project.get("optional-dependencies", {}).get("exercises", [])]
 
 
 def fill_wheelhouse(root: Path, wheelhouse: Path, log: Callable[[str], None] = print) -> None:

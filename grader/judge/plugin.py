@@ -25,7 +25,7 @@ from grader.judge import source
 from grader.judge.explain import details
 from grader.judge.proxy import Submission, SubmissionProblem
 from grader.judge.static import StaticView
-from grader.sandbox import privileges
+from grader.sandbox import namespaces, privileges
 from grader.sandbox.client import Limits, WorkerFailure, Zygote
 from grader.sandbox.handles import RemoteError
 
@@ -52,8 +52,10 @@ class JudgePlugin:
 
         self.landlock_abi = landlock.abi_version() if spec.get("landlock", True) and \
             os.environ.get("GRADER_LANDLOCK", "1") != "0" else 0
-        self.landlock_protections = landlock.protections(self.landlock_abi)
+        self.profile = sandbox_profile(zygote)
+        self.landlock_protections = landlock.protections(self.landlock_abi, tcp=self.profile == "restricted")
         self.sandbox_reported = False
+        self.gpu_noted: set[str] = set()
         self.out = open(spec["results_path"], "a", encoding="utf-8")  # noqa: SIM115 - closed at session end
         self.import_failures: dict[tuple[str, str], dict] = {}
         self.spent: dict[tuple[str, str], float] = {}
@@ -77,10 +79,11 @@ class JudgePlugin:
 
     def pytest_configure(self, config: pytest.Config) -> None:
         config.addinivalue_line("markers", "check(kind, weight=1, timeout_s=None): a graded check")
-        protections = ["a fresh worker process per check", "time limit per check", "memory limit (rlimit and watchdog)",
+        protections = ["a fresh worker process per check", "time limit per check", "memory limit (rlimit and a watchdog over the worker's whole process tree)",
                        "file size and open-file rlimits", "scrubbed environment", "verdicts kept in the judge"]
         protections += self.landlock_protections or ["no Landlock here: the worker can read every file this user can"]
-        protections += privileges.protections()
+        protections += privileges.protections(sockets=self.profile != "restricted")
+        protections += PROFILE_PROTECTIONS[self.profile]
         self.emit({"type": "environment", "torch": torch.__version__, "cuda": torch.version.cuda,
                    "cuda_available": self.cuda, "protections": protections,
                    "gpus": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if self.cuda else [],
@@ -165,16 +168,24 @@ class JudgePlugin:
         path = Path(entry["path"]) if entry.get("path") else None
         submission = Submission(
             module_name=ex["name"], path=path, problem=entry.get("problem"), zygote=self.zygote,
-            limits=self.limits, seed=self.seed_value, timeout_s=item.stash[_TIMEOUT], cuda=self.cuda,
+            limits=self.limits.for_exercise(ex.get("limits", {})), seed=self.seed_value, timeout_s=item.stash[_TIMEOUT], cuda=self.cuda,
             import_failures=self.import_failures.setdefault((info["candidate"], ex["id"]), {}),
             submission_root=self.candidates[info["candidate"]].get("root"), landlock=self.landlock_abi > 0,
-            on_sandbox=self.check_sandbox,
+            on_sandbox=self.check_sandbox, profile=self.profile, network=ex.get("network", "loopback"),
             on_tamper=lambda message: self.emit({"type": "tampering", "candidate": info["candidate"],
                                                  "exercise": ex["id"], "check": info["name"], "message": message}),
         )
         yield submission
         submission.close()
         item.stash[_OUTPUT] = submission.output  # what the candidate's code printed during this check
+
+    def note_gpu_required(self, exercise: str) -> None:
+        """Say once per exercise that it was not graded for want of a GPU."""
+        if exercise in self.gpu_noted:
+            return
+        self.gpu_noted.add(exercise)
+        self.emit({"type": "note", "message": f"{exercise} requires a GPU (gpu = \"required\" in its exercise.toml) and "
+                                              f"CUDA is not available here: its checks were not run"})
 
     def check_sandbox(self, applied: Any) -> None:
         """Record once if a worker did not apply the sandbox the judge expected. What the worker
@@ -203,6 +214,9 @@ class JudgePlugin:
         item.stash[_START] = time.monotonic()
         if info["kind"] not in CHECK_KINDS:
             raise _AuthoringError(f"{info['name']} has no @check(kind, weight) marker with a known kind")
+        if ex.get("gpu") == "required" and not self.cuda:
+            self.note_gpu_required(info["exercise"])
+            pytest.skip(f"needs a GPU: {info['exercise']} declares gpu = \"required\" and CUDA is not available here")
         key = (info["candidate"], info["exercise"])
         budget = ex.get("budget_s")
         if budget and self.spent.get(key, 0.0) >= budget:
@@ -272,6 +286,25 @@ class JudgePlugin:
             self.emit({"type": "stopped", "reason": reason})
         self.emit({"type": "finished", "exitstatus": int(exitstatus)})
         self.out.close()
+
+
+PROFILE_PROTECTIONS = {
+    "namespaces": namespaces.protections(),
+    "container": ["the container's network (none: loopback only) and IPC: sockets allowed in the worker"],
+    "restricted": ["no private namespaces here: the worker may open no socket (CUDA, DataLoader workers "
+                   "and gloo cannot run)"],
+}
+
+
+def sandbox_profile(zygote: Zygote) -> str:
+    """How workers are walled off from the host (see `grader.sandbox.worker._sandbox`): in the
+    container, by the container; on this machine, by private namespaces where the kernel lets
+    us create them ($GRADER_NAMESPACES=0 turns them off), else by refusing every socket."""
+    if zygote.attached:
+        return "container"
+    if os.environ.get("GRADER_NAMESPACES", "1") != "0" and namespaces.available() is None:
+        return "namespaces"
+    return "restricted"
 
 
 class _AuthoringError(Exception):

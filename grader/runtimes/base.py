@@ -45,7 +45,8 @@ class JudgeJob:
             "pytest_args": list(self.pytest_args),
             "limits": asdict(self.limits),
             "exercises": [{"id": ex.id, "dir": grader_map(str(ex.dir)), "name": ex.name,
-                           "timeout_s": self.timeout_s or ex.timeout_s, "budget_s": ex.budget_s}
+                           "timeout_s": self.timeout_s or ex.timeout_s, "budget_s": ex.budget_s, "gpu": ex.gpu,
+                           "network": ex.network, "limits": ex.limits}
                           for ex in self.exercises],
             "candidates": [{"label": c.label, "root": path_map(c.root) if c.root else None,
                             "files": {k: {**v, "path": path_map(v["path"]) if v.get("path") else None}

@@ -206,6 +206,9 @@ class DockerRuntime(Runtime):
                        "/scratch": f"rw,nosuid,nodev,size={self.scratch_size},uid=10002,gid=10002,mode=0700"},
                 cap_drop=["ALL"], cap_add=["SETUID", "SETGID", "CHOWN"], security_opt=["no-new-privileges"],
                 mem_limit=memory, memswap_limit=memory, pids_limit=self.pids, nano_cpus=int(self.cpus * 1e9),
+                # DataLoader workers share batches through /dev/shm (64 MB by default); its pages
+                # count against the container's memory limit like any other
+                shm_size=f"{max(256, int(job.limits.memory_bytes / (1 << 20)))}m", ipc_mode="private",
                 volumes=volumes, labels={LABEL: "1", f"{LABEL}.run": self.run_id,
                                          f"{LABEL}.candidate": cand.label[:60]},
                 # GRADER_LANDLOCK=0 turns the workers' Landlock off, as on hosts without it (tests
