@@ -2,8 +2,9 @@
 
 For every exercise: the reference solution scores 100 %, the untouched stub scores 0, and every
 known mistake (`solutions/<track>/<id>/mistakes/*.py`) scores below the maximum and fails each
-check its docstring names on a line `Caught by: test_a, test_b`. Everything is graded in one
-judge session (candidates are parametrized), so validating all exercises costs one torch import.
+check its docstring names on a line `Caught by: test_a, test_b`. The exercises are shared out over
+one judge session per core (`jobs`), in which the candidates are parametrized: validating every
+exercise costs one torch import per judge.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from grader.catalog import Catalog, Exercise, require_hidden_tests
 from grader.grading import build_exercise
+from grader.parallel import run_split
 from grader.results import ExerciseResult
 from grader.runtimes import JudgeJob, get_runtime
 from grader.runtimes.base import Candidate
@@ -82,7 +84,9 @@ def judge_mistake(path: Path, result: ExerciseResult) -> MistakeVerdict:
 
 
 def validate(exercises: list[str] | None = None, root: Path | None = None, timeout_s: float | None = None,
-             runtime: str = "local") -> list[ExerciseValidation]:
+             runtime: str = "local", jobs: int | None = None) -> list[ExerciseValidation]:
+    """Validate the selected exercises (all by default). `jobs`: judges run at once, each over a
+    share of the exercises (default: the cores available; see `grader.parallel`)."""
     catalog = Catalog.load(root)
     selected = catalog.select(exercises)
     if not any(ex.has_hidden_tests for ex in selected):  # a candidate bundle: nothing to validate here
@@ -103,7 +107,7 @@ def validate(exercises: list[str] | None = None, root: Path | None = None, timeo
         candidates["reference"][ex.id] = {"path": None, "problem": f"no reference solution at {ex.reference}"}
     job = JudgeJob(root=catalog.root, exercises=selected,
                    candidates=[Candidate(label, files) for label, files in candidates.items()], timeout_s=timeout_s)
-    output = get_runtime(runtime).run(job)
+    output = run_split(get_runtime(runtime), job, jobs)
 
     def result(label: str, ex: Exercise, path: Path) -> ExerciseResult:
         entry = candidates[label][ex.id]

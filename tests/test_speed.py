@@ -1,0 +1,137 @@
+"""What keeps grading fast (issue 13), checked by behaviour, never by wall-clock time: the processes
+on the start-up's critical path import no torch they do not need, validation is shared out over
+several judges with the same verdicts as one, and the fork server finds stray processes cheaply."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from grader.catalog import Catalog
+from grader.parallel import merge, run_split, split
+from grader.runtimes import get_runtime
+from grader.runtimes.base import Candidate, JudgeJob, JudgeOutput
+from grader.sandbox import zygote
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("module", ["grader.cli", "grader.judge.container", "grader.sandbox.zygote_client",
+                                    "grader.parallel", "grader.validate", "grader.grading"])
+def test_start_up_modules_import_no_torch(module):
+    # The container's entry point used to import torch (as root, before starting the judge and the
+    # fork server, which each import it again): seconds on every docker submission.
+    code = f"import sys, {module}; print(sorted(m for m in ('torch', 'numpy', 'pytest') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]", f"{module} imports {out.stdout.strip()}"
+
+
+def _job(ids: list[str], test_files=("test_public.py",)) -> JudgeJob:
+    catalog = Catalog.load(ROOT)
+    exercises = catalog.select(ids)
+    candidates = [Candidate(label, {ex.id: {"path": str(getattr(ex, label)), "problem": None} for ex in exercises})
+                  for label in ("reference", "stub")]
+    return JudgeJob(root=catalog.root, exercises=exercises, candidates=candidates, test_files=test_files)
+
+
+def test_split_shares_out_every_candidate_exercise_pair_once():
+    job = _job([ex.id for ex in Catalog.load(ROOT).exercises])
+    parts = split(job, 3)
+    assert len(parts) == 3
+    pairs = [(c.label, ex_id) for part in parts for c in part.candidates for ex_id in c.files]
+    assert sorted(pairs) == sorted((c.label, ex_id) for c in job.candidates for ex_id in c.files)
+    for part in parts:
+        ids = {ex.id for ex in part.exercises}
+        assert all(set(c.files) <= ids for c in part.candidates)
+        assert part.test_files == job.test_files and part.limits == job.limits
+    assert split(job, 1) == [job]
+    assert len(split(_job(["05"]), 4)) == 1  # never more parts than exercises
+
+
+def test_merge_keeps_every_record_and_error():
+    a = JudgeOutput(records=[{"type": "check", "n": 1}], notes=["x"], protections=["p"])
+    b = JudgeOutput(records=[{"type": "check", "n": 2}], error="judge 2 died", notes=["x", "y"])
+    merged = merge([a, b])
+    assert merged.records == [{"type": "check", "n": 1}, {"type": "check", "n": 2}]
+    assert merged.error == "judge 2 died" and merged.notes == ["x", "y"] and merged.protections == ["p"]
+
+
+def test_split_judges_record_what_one_judge_records():
+    job = _job(["05", "10"])
+    runtime = get_runtime("local")
+
+    def verdicts(output):
+        return sorted((r["candidate"], r["exercise"], r["nodeid"], r["outcome"])
+                      for r in output.records if r.get("type") == "check")
+
+    one, two = runtime.run(job), run_split(runtime, job, jobs=2)
+    assert one.error is None and two.error is None
+    assert verdicts(one) == verdicts(two)
+    assert {r[1] for r in verdicts(two)} == {ex.id for ex in job.exercises}
+    assert {r[3] for r in verdicts(two) if r[0] == "reference"} == {"passed"}
+
+
+def test_fork_server_lists_its_children_without_scanning_proc():
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        children = zygote._children()
+        assert children is not None, "this kernel has /proc/self/task/*/children"
+        assert child.pid in children
+        assert child.pid in zygote._stray_children(set())
+        assert child.pid not in zygote._stray_children({child.pid})
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_fork_server_scans_proc_where_the_kernel_lists_no_children(monkeypatch):
+    # simulated: a kernel without CONFIG_PROC_CHILDREN (the real one here has it)
+    monkeypatch.setattr(zygote, "_children", lambda: None)
+    child = subprocess.Popen(["sleep", "30"])
+    try:
+        assert child.pid in zygote._stray_children(set())
+    finally:
+        child.kill()
+        child.wait()
+
+
+_TAMPER = """
+import inspect, sys, torch, numpy
+from grader.sandbox import worker
+guard = worker.TamperGuard()
+
+def reference():  # what the guard computed before its fast path: getattr_static on every name
+    out = [f"sys.modules[{n!r}]" for n, m in guard.modules.items() if sys.modules.get(n) is not m]
+    for label, owner, name, value in guard.snapshot:
+        try:
+            now = inspect.getattr_static(owner, name)
+        except AttributeError:
+            now = None
+        if now is not value and not guard._by_torch(label, name, now, value):
+            out.append(f"{label}.{name}")
+    return out
+
+assert guard.changed() == reference() == [], guard.changed()
+torch.Tensor.__eq__ = lambda a, b: True
+torch.Tensor.add = lambda *a: 1
+torch.equal = lambda *a: True
+del torch.nn.Module.state_dict
+torch.nn.Module.__call__ = lambda *a: 1
+torch.Tensor.__init_subclass__ = classmethod(lambda c: None)
+torch.nn.functional.__annotations__ = {}
+numpy.testing.assert_allclose = None
+sys.modules["math"] = numpy
+found = guard.changed()
+assert found == reference(), (found, reference())
+print(sorted(found))
+"""
+
+
+def test_tamper_guard_fast_path_sees_what_getattr_static_sees():
+    out = subprocess.run([sys.executable, "-c", _TAMPER], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    for name in ("torch.Tensor.__eq__", "torch.Tensor.add", "torch.equal", "torch.nn.Module.state_dict",
+                 "torch.nn.Module.__call__", "numpy.testing.assert_allclose", "sys.modules['math']"):
+        assert name in out.stdout
