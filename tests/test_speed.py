@@ -3,8 +3,10 @@ on the start-up's critical path import no torch they do not need, validation is 
 several judges with the same verdicts as one, and the fork server finds stray processes cheaply."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -135,3 +137,49 @@ def test_tamper_guard_fast_path_sees_what_getattr_static_sees():
     for name in ("torch.Tensor.__eq__", "torch.Tensor.add", "torch.equal", "torch.nn.Module.state_dict",
                  "torch.nn.Module.__call__", "numpy.testing.assert_allclose", "sys.modules['math']"):
         assert name in out.stdout
+
+
+def _running(token: str) -> int:
+    """How many live processes have `token` on their command line."""
+    found = 0
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+                state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if token.encode() in cmd and state != b"Z":
+                found += 1
+    return found
+
+
+def test_detached_release_still_kills_strays_before_the_next_worker(tmp_path):
+    # A check that is over releases its worker without waiting for the fork server to reap it;
+    # whatever the worker left running (here a daemon in a session of its own) must still be gone
+    # before the next worker exists.
+    from grader.sandbox.client import Limits, Worker
+    from grader.sandbox.zygote_client import Zygote
+
+    token = f"{os.getpid()}.{uuid.uuid4().int % 10**9}"
+    cand = tmp_path / "daemon_maker.py"
+    cand.write_text("import subprocess\n"
+                    f"DAEMON = subprocess.Popen(['sleep', '{token}'], start_new_session=True).pid\n")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    zyg = Zygote(str(scratch), warm_ups=())
+    zyg.start()
+    try:
+        first = Worker(zyg, str(cand), "daemon_maker", Limits(), submission_root=str(tmp_path))
+        first.start()
+        assert _running(token) == 1, "the candidate's daemon should be running while its check runs"
+        first_scratch = Path(first.scratch)
+        assert first.kill(detach=True) == "ended"  # answered before the reaping: how it ended is unknown
+        second = Worker(zyg, str(cand), "daemon_maker", Limits(), submission_root=str(tmp_path))
+        second.start()  # forked only once the first worker and its daemon were reaped
+        assert _running(token) == 1, "the first worker's daemon outlived it into the next check"
+        assert not first_scratch.exists()
+        second.kill()
+        assert _running(token) == 0
+    finally:
+        zyg.close(kill=True)

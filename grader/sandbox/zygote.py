@@ -8,7 +8,8 @@ tests, no solutions), it answers three requests on its control socket (JSON, fro
 - wait: kill a worker and everything in its session, reap it, answer how it ended, remove its
   scratch folder; then kill and reap any process left behind (daemons reparent here: the zygote
   is a child subreaper). The zygote kills, not the judge: in the container the judge runs as
-  another user and may not signal workers;
+  another user and may not signal workers. With "detach" (the judge does not need the status)
+  it answers once the kill is sent and reaps afterwards, before reading the next request;
 - exit.
 
 Each worker runs in `<scratch_root>/w<pid>`, a folder it makes itself (mode 0700).
@@ -211,6 +212,11 @@ def main() -> None:
             pid = int(request["pid"])
             if pid in active:
                 kill_session(pid)
+            if request.get("detach"):
+                # The judge does not need how it ended: answer now and reap while the judge moves
+                # on. Requests are served in order, so the reaping (strays included) is done before
+                # the next worker is forked.
+                ctrl.send(json.dumps({"exit": None, "detached": True}).encode())
             try:
                 _, status = os.waitpid(pid, 0)
                 answer = describe_status(status)
@@ -219,6 +225,8 @@ def main() -> None:
             active.discard(pid)
             answer["strays_killed"] = _reap_strays(active)
             shutil.rmtree(os.path.join(scratch_root, f"w{pid}"), ignore_errors=True)
+            if request.get("detach"):
+                continue
         elif op == "exit":
             break
         else:
