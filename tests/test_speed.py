@@ -183,3 +183,38 @@ def test_detached_release_still_kills_strays_before_the_next_worker(tmp_path):
         assert _running(token) == 0
     finally:
         zyg.close(kill=True)
+
+
+_COMPARE = """
+import sys, torch
+from grader import testing
+cases = [(torch.tensor([1., 2, 3]), torch.tensor([1., 2.5, 3]), {}), (torch.tensor([1, 2]), torch.tensor([1, 3]), {}),
+         (torch.tensor([float("nan")]), torch.tensor([float("nan")]), {}),
+         (torch.tensor([float("nan")]), torch.tensor([float("nan")]), {"equal_nan": True}),
+         (torch.eye(3).to_sparse(), torch.eye(3).to_sparse(), {}), (torch.eye(3).to_sparse(), (2 * torch.eye(3)).to_sparse(), {}),
+         (torch.tensor([True, False]), torch.tensor([True, True]), {}), (torch.ones(2, 2), torch.ones(2, 2) + 1e-6, {})]
+ours = []
+for actual, expected, kw in cases:
+    try:
+        testing._torch_assert_close(actual, expected, atol=1e-5, rtol=1e-4, check_device=False, **kw)
+        ours.append("ok")
+    except AssertionError as exc:
+        ours.append(str(exc))
+assert "torch.distributed.tensor" not in sys.modules
+for (actual, expected, kw), mine in zip(cases, ours):
+    try:
+        torch.testing.assert_close(actual, expected, atol=1e-5, rtol=1e-4, check_device=False, **kw)
+        theirs = "ok"
+    except AssertionError as exc:
+        theirs = str(exc)
+    assert mine == theirs, (mine, theirs)
+print(ours.count("ok"))
+"""
+
+
+def test_assert_close_compares_as_torch_does_without_importing_dtensor():
+    # torch.testing.assert_close imports torch.distributed.tensor (about a second) on first use, to
+    # unwrap DTensors, which the judge never compares
+    out = subprocess.run([sys.executable, "-c", _COMPARE], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "3"  # equal NaNs with equal_nan, equal sparse tensors, within atol
