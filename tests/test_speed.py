@@ -218,3 +218,33 @@ def test_assert_close_compares_as_torch_does_without_importing_dtensor():
     out = subprocess.run([sys.executable, "-c", _COMPARE], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "3"  # equal NaNs with equal_nan, equal sparse tensors, within atol
+
+
+@pytest.mark.docker
+def test_docker_wait_returns_at_exit_and_kills_at_the_wall_clock_limit():
+    # The docker runtime waits on the daemon (no polling delay) and still kills a container that
+    # runs past its limit. A plain container from the base image stands in for a grading one.
+    from grader.image import docker_client
+    from grader.runtimes.docker import LABEL, DockerRuntime
+
+    try:
+        client = docker_client()
+    except Exception as exc:  # noqa: BLE001
+        if os.environ.get("CI"):
+            pytest.fail(f"CI must provide a Docker daemon: {exc}")
+        pytest.skip(f"no Docker daemon: {exc}")
+    base = os.environ.get("GRADER_TEST_BASE_IMAGE", "torch-grader-base:offline")
+    labels = {LABEL: "1", f"{LABEL}.run": f"speed-test-{uuid.uuid4().hex[:8]}"}
+    quick = client.containers.run(base, ["true"], detach=True, network_mode="none", labels=labels)
+    slow = client.containers.run(base, ["sleep", "120"], detach=True, network_mode="none", labels=labels)
+    try:
+        assert DockerRuntime._wait(None, quick, 60.0) is None
+        quick.reload()
+        assert quick.status == "exited"
+        message = DockerRuntime._wait(None, slow, 2.0)
+        assert message and "wall-clock limit of 2 s" in message
+        slow.reload()
+        assert slow.status in ("exited", "dead")
+    finally:
+        for container in (quick, slow):
+            container.remove(force=True)
