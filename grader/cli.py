@@ -344,17 +344,19 @@ _DEFAULT_NAMES = {"json": "report.json", "junit": "junit.xml", "gradescope": "re
 @cli.command()
 @click.argument("exercises", nargs=-1, shell_complete=complete_exercises)
 @click.option("--timeout-s", type=click.FloatRange(min=0.1), default=None, help="Time limit per check.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Judges run at once, each over a share of the exercises (default: the CPU cores).")
 @handle_errors
-def validate(exercises: tuple[str, ...], timeout_s: float | None) -> None:
+def validate(exercises: tuple[str, ...], timeout_s: float | None, jobs: int | None) -> None:
     """Prove exercises' checks right: the reference scores 100 %, the stub 0, and every known
     mistake fails the checks its docstring names. Exits 3 when a problem is found.
 
-    Example: grader validate 05 10 18
+    Example: grader validate 05 10 18 --jobs 2
     """
     from grader.results import fmt_points
     from grader.validate import validate as run_validate
 
-    results = run_validate(list(exercises) or None, timeout_s=timeout_s, progress=_validate_progress())
+    results = run_validate(list(exercises) or None, timeout_s=timeout_s, progress=_validate_progress(), jobs=jobs)
     console = _console()
     rows = [("exercise", "reference", "stub", "mistakes caught", "status")]
     for v in results:

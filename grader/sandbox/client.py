@@ -277,12 +277,14 @@ class Worker:
             self._fail(f"the worker {status} before {what}", already_dead=True)
         return self._receive(what)
 
-    def kill(self) -> str:
-        """Kill the worker and everything in its session; answer how it ended."""
+    def kill(self, detach: bool = False) -> str:
+        """Kill the worker and everything in its session; answer how it ended. `detach`: the
+        caller does not need to know (a check that is over): the fork server reaps it while the
+        judge goes on."""
         if self.pid is None:
             return "never started"
         pid, self.pid = self.pid, None
-        status = self.zygote.wait(pid)  # the zygote kills the worker's session, then reaps it
+        status = self.zygote.wait(pid, detach=detach)  # the zygote kills the worker's session, then reaps it
         if status.get("zygote_lost"):
             kill_session(pid)
         if self._sock is not None:

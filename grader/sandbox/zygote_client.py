@@ -156,13 +156,15 @@ class Zygote:
                     raise RuntimeError(f"the worker fork server {self.lost} (a worker may have signalled it)") from None
         raise AssertionError("unreachable")
 
-    def wait(self, pid: int) -> dict:
+    def wait(self, pid: int, detach: bool = False) -> dict:
+        """Have the fork server kill worker `pid` (and its session) and reap it; answer how it
+        ended. `detach`: answer as soon as the kill is sent (how it ended is not known then)."""
         self.live.discard(pid)
         if self.lost:
             return {"exit": None, "zygote_lost": self.lost}
         try:
             assert self.ctrl is not None
-            self.ctrl.send(json.dumps({"op": "wait", "pid": pid}).encode())
+            self.ctrl.send(json.dumps({"op": "wait", "pid": pid, **({"detach": True} if detach else {})}).encode())
             return self._answer(timeout=30)
         except (ChannelClosed, OSError, AssertionError) as exc:
             self._lose(str(exc) if isinstance(exc, ChannelClosed) and str(exc) else self._state() or "closed its channel")
