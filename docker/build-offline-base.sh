@@ -7,7 +7,7 @@
 #
 # Environment: WHEELHOUSE (default docker/wheelhouse; filled with `pip download` when torch is
 # missing from it), MIRROR (Debian mirror, default http://deb.debian.org/debian), SUITE (bookworm,
-# whose python3 is 3.11 like the pinned torch wheel). Reuses TAG when it already exists.
+# whose python3 is 3.11 like the pinned torch wheel). Reuses TAG when it was built from this recipe.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,8 +18,11 @@ SUITE=${SUITE:-bookworm}
 PYTHON=${PYTHON:-python3}
 TORCH_SPEC=$(grep -E '^torch==' constraints.txt)
 
-if docker image inspect "$TAG" >/dev/null 2>&1; then
-  echo "offline base image $TAG exists: reusing it"
+# The recipe (this script and the torch pin) is recorded on the image: a base built from another
+# recipe (one without g++, say) is rebuilt, not silently reused.
+RECIPE=$(cat "$0" constraints.txt | sha256sum | cut -c1-16)
+if [ "$(docker image inspect -f '{{ index .Config.Labels "torch-grader.base-recipe" }}' "$TAG" 2>/dev/null)" = "$RECIPE" ]; then
+  echo "offline base image $TAG exists (recipe $RECIPE): reusing it"
   exit 0
 fi
 
@@ -48,6 +51,7 @@ mkdir "$ctx/wheels"
 cp "$WHEELHOUSE"/*.whl "$ctx/wheels/"
 cat > "$ctx/Dockerfile" <<DOCKERFILE
 FROM ${TAG%:*}:rootfs
+LABEL torch-grader.base-recipe="$RECIPE"
 COPY wheels /tmp/wheels
 RUN python3 -m pip install --no-cache-dir --break-system-packages --no-index --find-links /tmp/wheels \
       "$TORCH_SPEC" && rm -rf /tmp/wheels && python3 -c "import torch; print('torch', torch.__version__)"
