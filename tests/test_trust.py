@@ -235,7 +235,7 @@ def test_every_canary_notices_a_patched_torch(monkeypatch, patch, template):
                     "shares_memory": (np, "shares_memory"), "state_dict": (torch.nn.Module, "state_dict")}[patch]
     monkeypatch.setattr(target, name, lambda *a, **k: True if patch != "state_dict" else {})
     plan, expected = canary.plan_for(template)
-    assert not canary.same(canary.build(plan), expected)
+    assert not canary.same(canary.build(("gauntlet", plan)), expected)
 
 
 def test_a_canary_and_its_twin_give_each_boolean_both_values():

@@ -62,36 +62,44 @@ PRISTINE: TamperGuard | None = None
 
 
 class TamperGuard:
-    """Identities of the watched attributes (and modules in sys.modules) at a point in time."""
+    """Identities of the watched attributes (and modules in sys.modules) at a point in time.
+
+    Compared dictionary by dictionary (a module's namespace, each class's own `__dict__` along the
+    MRO), so that a check costs a few milliseconds: it runs twice per probe, canaries included."""
 
     def __init__(self) -> None:
-        import inspect
-
-        self._static = inspect.getattr_static
-        self.snapshot: list[tuple[str, Any, str, Any]] = []
+        self.entries: list[tuple[str, Any, str, Any]] = []  # (label, namespace, name, value)
+        self.class_keys: list[tuple[str, Any, frozenset, dict[str, Any]]] = []  # (label, cls, own keys, effective)
         self.modules: dict[str, Any] = {}
         classes = {"torch.Tensor": torch.Tensor, "torch.nn.Module": torch.nn.Module}
         for label in _WATCHED:
             owner = classes.get(label)
             if owner is None:
                 owner = self.modules[label] = importlib.import_module(label)
-            names = dir(owner) if isinstance(owner, type) else list(vars(owner))
-            for name in names:
-                try:
-                    self.snapshot.append((label, owner, name, self._static(owner, name)))
-                except AttributeError:
-                    continue
+                namespace = vars(owner)
+                self.entries += [(label, namespace, name, value) for name, value in list(namespace.items())]
+                continue
+            effective: dict[str, Any] = {}
+            for cls in reversed(owner.__mro__):
+                effective.update(cls.__dict__)
+            for cls in owner.__mro__:
+                self.entries += [(label, cls.__dict__, name, value) for name, value in list(cls.__dict__.items())]
+                self.class_keys.append((label, cls, frozenset(cls.__dict__), effective))
 
     def changed(self) -> list[str]:
         found = [f"sys.modules[{name!r}]" for name, module in self.modules.items() if sys.modules.get(name) is not module]
-        for label, owner, name, value in self.snapshot:
-            try:
-                now = self._static(owner, name)
-            except AttributeError:
-                now = None
-            if now is not value and not self._by_torch(label, name, now, value):
+        missing = object()
+        for label, namespace, name, value in self.entries:
+            now = namespace.get(name, missing)
+            if now is not value and not self._by_torch(label, name, None if now is missing else now, value):
                 found.append(f"{label}.{name}")
-        return found
+        for label, cls, keys, effective in self.class_keys:
+            if len(cls.__dict__) == len(keys) and all(k in keys for k in cls.__dict__):
+                continue
+            for name in set(cls.__dict__) - keys:  # a new attribute on a class shadows what it inherited
+                if name in effective and not self._by_torch(label, name, cls.__dict__[name], effective[name]):
+                    found.append(f"{label}.{name}")
+        return sorted(set(found), key=found.index)
 
     def _by_torch(self, label: str, name: str, value: Any, original: Any) -> bool:
         """Changes torch makes itself: importing torch._dynamo (an optimizer's first step,
