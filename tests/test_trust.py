@@ -44,6 +44,11 @@ def test_utf8_with_or_without_a_declaration_is_read(data):
     assert "x = " in source.decode(Path("cand.py"), data)
 
 
+def test_invalid_utf8_on_the_first_line_says_so():
+    with pytest.raises(source.SourceProblem, match=r"is not valid UTF-8 \(invalid continuation byte at byte 2\)"):
+        source.decode(Path("cand.py"), b"# \xe9t\xe9\nx = 1\n")
+
+
 def test_an_unknown_coding_is_refused_with_a_message():
     with pytest.raises(source.SourceProblem, match="save it as UTF-8"):
         source.decode(Path("cand.py"), b"# coding: no-such-codec\nx = 1\n")
