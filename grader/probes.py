@@ -76,6 +76,12 @@ def named_parameters(module: Any) -> dict[str, torch.Tensor]:
     return out
 
 
+def modules(module: Any) -> list[tuple[str, Any]]:
+    """(name, submodule object) of the module and every registered submodule, in order: for probes
+    that register hooks or read `training` (instead of `m.named_modules()` / `m.modules()`)."""
+    return _modules(module)
+
+
 def named_modules(module: Any) -> list[tuple[str, str]]:
     """(name, class name) of the module and every registered submodule, in order."""
     return [(name, type(m).__name__) for name, m in _modules(module)]
