@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.errors import GraderError, RuntimeUnavailable
+from grader.errors import GraderError, RuntimeUnavailable, UsageError
 
 DEFAULT_TAG = "torch-grader:latest"
 CONTEXT_LABEL = "torch-grader.context"
@@ -79,7 +79,9 @@ def image_freshness(image_labels: dict, root: Path) -> str | None:
 
 
 def runtime_requirements(root: Path) -> list[str]:
-    return tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    """The grader's dependencies and its `exercises` extra (what checks use beyond torch)."""
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    return [*project["dependencies"], *project.get("optional-dependencies", {}).get("exercises", [])]
 
 
 def fill_wheelhouse(root: Path, wheelhouse: Path, log: Callable[[str], None] = print) -> None:
@@ -127,6 +129,10 @@ def build_image(*, root: Path, base_image: str | None = None, tag: str = DEFAULT
                 log: Callable[[str], None] = print) -> BuildResult:
     import docker
 
+    if not (root / "docker" / "Dockerfile").is_file() or not (root / "solutions").is_dir():
+        raise UsageError(f"{root} has no docker/Dockerfile or solutions/: the grading image is built from the "
+                         f"grader's own repository (which holds the hidden checks and reference solutions), not "
+                         f"from a candidate bundle. Candidates: check your work with `grader check`")
     client = docker_client()
     base_image = base_image or default_base_image(root)
     digest = context_hash(root, base_image)

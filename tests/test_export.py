@@ -23,7 +23,7 @@ from grader.cli import cli
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = Path(__file__).parent / "data" / "schemas" / "github-workflow.json"
 BIN = Path(sys.executable).parent
-PUBLIC_NAMES = {"README.md", "exercise.toml", "test_public.py"}
+PUBLIC_NAMES = {"README.md", "exercise.toml", "test_public.py", "hints.md"}
 NOTES = re.compile(r"^## +notes for graders\b", re.IGNORECASE)
 
 
@@ -207,7 +207,8 @@ def test_check_all_runs_in_the_installed_bundle(installed):
                             env=_env(COLUMNS="200"), timeout=300)
     assert result.returncode == 3, result.stdout + result.stderr  # the stubs fail their public checks
     lines = result.stdout.splitlines()
-    headers = [line for line in lines if not line.startswith(" ")]
+    assert re.fullmatch(r"\d+ failed in [\d.]+ s", lines[-1]), lines[-1]  # pytest's summary line
+    headers = [line for line in lines[:-1] if not line.startswith(" ")]
     exercises = sorted(p for p in (clone / "exercises").glob("*/*") if p.is_dir())
     assert len(headers) == len(exercises)
     for header, folder in zip(headers, sorted(exercises, key=lambda p: p.name)):

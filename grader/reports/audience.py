@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from grader.results import CheckResult, ExerciseResult, Flag, GradeRun
+from grader.results import CheckResult, ExerciseResult, GradeRun
 
 AUDIENCES = ("interviewer", "candidate")
 
@@ -67,5 +67,5 @@ def _exercise(ex: ExerciseResult, redact) -> ExerciseResult:
                                 duration_s=round(sum(c.duration_s for c in checks), 4), file="", line=0,
                                 score=sum(c.score for c in checks), max_score=sum(c.max_score for c in checks)))
     return dataclasses.replace(ex, checks=tuple(rows), problem=redact(ex.problem) if ex.problem else ex.problem,
-                               flags=tuple(Flag(f.line, redact(f.message)) for f in ex.flags))
+                               flags=tuple(dataclasses.replace(f, message=redact(f.message)) for f in ex.flags))
 

@@ -34,11 +34,17 @@ def plain(text: object, newlines: bool = False) -> str:
     return pattern.sub(show, str(text).replace("\r\n", "\n") if newlines else str(text))
 
 
+def inert(text: object, newlines: bool = False) -> str:
+    """For a console where it is printed as a rich `Text` (no markup parsed): no control
+    characters, no workflow command."""
+    return plain(text, newlines).replace("::", ": :")
+
+
 def terminal(text: object, newlines: bool = False) -> str:
     """For a rich console printed with markup on: no markup, no control, no workflow command."""
     from rich.markup import escape
 
-    return escape(plain(text, newlines).replace("::", ": :"))
+    return escape(inert(text, newlines))
 
 
 def markdown(text: object) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -76,6 +77,7 @@ class DockerRuntime(Runtime):
         self.scratch_size = scratch_size
         self.run_id = run_id or uuid.uuid4().hex[:12]  # labels every container of this runtime
         self.allow_stale_image = allow_stale_image
+        self._cancelled = threading.Event()
         self.client = docker_client()
         import docker
 
@@ -103,14 +105,40 @@ class DockerRuntime(Runtime):
 
     # --- one container per candidate --------------------------------------------------------------
 
-    def run(self, job: JudgeJob) -> JudgeOutput:
-        outputs = [self._run_one(job, cand) for cand in job.candidates]
+    def run(self, job: JudgeJob, gpus: GpuRequest | None = None) -> JudgeOutput:
+        """`gpus` overrides the runtime's --gpus for this job (batch grading pins one GPU per job)."""
+        outputs = [self._run_guarded(job, cand, gpus or self.gpus) for cand in job.candidates]
         records = [r for out in outputs for r in out.records]
         errors = [out.error for out in outputs if out.error]
         notes = sorted({n for out in outputs for n in out.notes})
         return JudgeOutput(records=records, error="; ".join(errors) or None,
                            log="\n".join(out.log for out in outputs)[-MAX_LOG:], notes=notes,
-                           protections=outputs[0].protections if outputs else [])
+                           protections=outputs[0].protections if outputs else [],
+                           infrastructure=any(out.infrastructure for out in outputs))
+
+    def cancel(self) -> None:
+        """Remove every container of this runtime (its run label), from any thread."""
+        self._cancelled.set()
+        import docker
+
+        for container in self.client.containers.list(all=True, filters={"label": f"{LABEL}.run={self.run_id}"}):
+            try:
+                container.remove(force=True)
+            except docker.errors.APIError:
+                pass
+
+    def _run_guarded(self, job: JudgeJob, cand: Candidate, gpus: GpuRequest) -> JudgeOutput:
+        """`_run_one`, with a container removed from outside (or by `cancel`) reported as an
+        infrastructure error of this candidate instead of an exception."""
+        import docker
+
+        if self._cancelled.is_set():
+            return JudgeOutput(records=[], error="grading was interrupted", infrastructure=True)
+        try:
+            return self._run_one(job, cand, gpus)
+        except docker.errors.NotFound as exc:
+            return JudgeOutput(records=[], error=f"the grading container disappeared while it ran ({exc})",
+                               infrastructure=True)
 
     def _mounts(self, cand: Candidate) -> tuple[dict, callable]:
         """Bind mounts for the submission, and the host -> container path map."""
@@ -118,6 +146,9 @@ class DockerRuntime(Runtime):
         volumes: dict[str, dict] = {}
         if root is not None and root.is_dir():
             volumes[str(root)] = {"bind": "/submission", "mode": "ro"}
+            for ex_id, entry in cand.files.items():  # modules generated from notebooks live outside it
+                if entry.get("path") and not entry["path"].startswith(str(root) + os.sep):
+                    volumes[entry["path"]] = {"bind": f"/generated/{ex_id}/{Path(entry['path']).name}", "mode": "ro"}
         else:  # a single file (or files without a common root): mount each file alone
             for ex_id, entry in cand.files.items():
                 if entry.get("path"):
@@ -152,7 +183,7 @@ class DockerRuntime(Runtime):
 
         return volumes, path_map, grader_map
 
-    def _run_one(self, job: JudgeJob, cand: Candidate) -> JudgeOutput:
+    def _run_one(self, job: JudgeJob, cand: Candidate, gpus: GpuRequest) -> JudgeOutput:
         import docker
 
         volumes, path_map, grader_map = self._path_maps(job, cand)
@@ -175,6 +206,9 @@ class DockerRuntime(Runtime):
                        "/scratch": f"rw,nosuid,nodev,size={self.scratch_size},uid=10002,gid=10002,mode=0700"},
                 cap_drop=["ALL"], cap_add=["SETUID", "SETGID", "CHOWN"], security_opt=["no-new-privileges"],
                 mem_limit=memory, memswap_limit=memory, pids_limit=self.pids, nano_cpus=int(self.cpus * 1e9),
+                # DataLoader workers share batches through /dev/shm (64 MB by default); its pages
+                # count against the container's memory limit like any other
+                shm_size=f"{max(256, int(job.limits.memory_bytes / (1 << 20)))}m", ipc_mode="private",
                 volumes=volumes, labels={LABEL: "1", f"{LABEL}.run": self.run_id,
                                          f"{LABEL}.candidate": cand.label[:60]},
                 # GRADER_LANDLOCK=0 turns the workers' Landlock off, as on hosts without it (tests
@@ -183,7 +217,7 @@ class DockerRuntime(Runtime):
                 user="0:0", log_config=docker.types.LogConfig(type="json-file", config={"max-size": "1m"}),
             )
             notes: list[str] = []
-            requests = self.gpus.device_requests()
+            requests = gpus.device_requests()
             container = None
             try:
                 try:
@@ -211,6 +245,9 @@ class DockerRuntime(Runtime):
                 log = container.logs(tail=200).decode(errors="replace")[-MAX_LOG:]
                 code = state.get("ExitCode")
                 records = read_records(out_dir / "results.jsonl", max_bytes=MAX_RESULTS)
+                # killed from outside (docker kill, a daemon restart): not the candidate's doing
+                killed = (error is None and code in (137, 143) and not state.get("OOMKilled")
+                          and not any(r.get("type") == "finished" for r in records))
                 if error is None and code not in (0, 1, 5):
                     error = f"the grading container exited with status {code}"
             finally:
@@ -224,23 +261,31 @@ class DockerRuntime(Runtime):
             error = error or "--require-gpu: the container saw no CUDA device"
         notes += [r["message"] for r in records if r.get("type") == "note"]
         inner = [p for p in env.get("protections", []) if not p.startswith("no Landlock")]
-        return JudgeOutput(records=records, error=error, log=log, notes=notes, protections=[
+        return JudgeOutput(records=records, error=error, log=log, notes=notes, infrastructure=killed, protections=[
             "container per submission", "no network", "read-only root", "cap_drop ALL", "no-new-privileges",
             f"memory {memory}", f"pids {self.pids}", f"cpus {self.cpus:g}", "judge and worker as separate users",
             "hidden checks unreadable by the worker", *inner])
 
     def _wait(self, container, limit: float) -> str | None:
-        """Poll until the container exits; kill it at the wall-clock limit (`wait(timeout=)` only
-        stops waiting, it does not stop the container)."""
+        """Wait until the container exits (the daemon answers at once: no polling delay); kill it at
+        the wall-clock limit (`wait(timeout=)` only stops waiting, it does not stop the container)."""
+        import requests
+
         deadline = time.monotonic() + limit
         while True:
+            remaining = deadline - time.monotonic()
+            if remaining > 0:
+                try:
+                    container.wait(timeout=max(1.0, remaining))
+                    return None
+                except (requests.exceptions.ReadTimeout, requests.exceptions.ConnectionError):
+                    pass
             container.reload()
             if container.status in ("exited", "dead"):
                 return None
             if time.monotonic() > deadline:
                 container.kill()
                 return f"the grading container ran past its wall-clock limit of {limit:g} s and was killed"
-            time.sleep(0.2)
 
 
 def daemon_and_image_available(image: str = DEFAULT_TAG) -> dict | None:

@@ -116,8 +116,7 @@ def _nothing_written_outside(batch: Batch, attack: Attack) -> None:
     for what in ("grader package", "site-packages", "python bin", "own submission", "judge folder", "judge home"):
         for check in batch.exercise(attack.name, attack.exercise)["checks"]:
             assert f"{what}: written" not in check["message"], check["message"]
-    leftovers = [p for p in batch.evidence["written_markers"] if "/dev/shm/" not in p]
-    assert leftovers == [], leftovers
+    assert batch.evidence["written_markers"] == [], batch.evidence["written_markers"]
 
 
 def _scratch_removed(batch: Batch, attack: Attack) -> None:
@@ -154,6 +153,16 @@ def _flags_bounded(batch: Batch, attack: Attack) -> None:
     assert len(ex["flags"]) <= 51 and all(len(f["message"]) <= 300 for f in ex["flags"]), len(ex["flags"])
     assert ex["flags"][-1]["message"].startswith("and ")
     assert len(batch.texts["json"]) < 8 << 20
+
+
+def _deep_chains_removed(batch: Batch, attack: Attack) -> None:
+    assert batch.evidence["deep_chains"] == [], batch.evidence["deep_chains"]
+    _victim_untouched(batch, attack)  # graded after it, by the same judge on the local runtime
+
+
+def _nothing_shared_left(batch: Batch, attack: Attack) -> None:
+    assert batch.evidence["sysv_left"] == [], f"System V objects left on the machine: {batch.evidence['sysv_left']}"
+    assert not os.path.exists("/dev/shm/torch-grader-attack-shm"), "a file left in the host's /dev/shm"
 
 
 # --- the attacks --------------------------------------------------------------------------------
@@ -210,15 +219,22 @@ MAIN = [
                                SAMPLE: r"the worker sent malformed data \((malformed message from worker|a header of 4095 MiB)",
                                PAIRWISE: r"the worker sent malformed data \(message of 4611686018427387904 bytes exceeds"},
            reference_10=True, evidence=_judge_memory),
-    Attack("network", {FEATURE: r"raised PermissionError: \[Errno 13\] Permission denied",
+    # Sockets are allowed where the worker's network is its own (namespaces, the container's):
+    # the host's loopback refuses, a datagram goes nowhere (that check earns its points: the
+    # answer is right), the host's Unix socket does not exist in the worker's view.
+    Attack("network", {FEATURE: r"raised (ConnectionRefusedError|PermissionError: \[Errno 13\] Permission denied)",
                        SAMPLE: r"raised PermissionError: \[Errno 13\] Permission denied",
-                       PAIRWISE: r"raised PermissionError: \[Errno 13\] Permission denied"},
-           evidence=_nothing_arrived),
+                       PAIRWISE: r"raised (FileNotFoundError|PermissionError: \[Errno 13\] Permission denied)"},
+           passes=frozenset({SAMPLE}), evidence=_nothing_arrived),
     Attack("root_powers", {FEATURE: r"effective capabilities: 0000000000000000",
                            SAMPLE: r"raised ValueError: not allowed to raise maximum limit",
                            PAIRWISE: r"raised PermissionError: \[Errno (13|1)\]"}),
     Attack("write_outside", {"*": r"grader package: " + DENIED}, reference_10=True, evidence=_nothing_written_outside,
            flags=("imports the grader",)),
+    Attack("ipc_keyring", {FEATURE: r"shmget: Operation not permitted; semget: Operation not permitted; "
+                                    r"msgget: Operation not permitted",
+                           SAMPLE: r"add_key: Operation not permitted; keyctl read: Operation not permitted"},
+           passes=frozenset({PAIRWISE}), evidence=_nothing_shared_left),
     Attack("submitted_conftest", {"*": r"add_\w+\(\) raised NotImplementedError|pairwise_sq_dists\(\) raised NotImplemented"},
            evidence=_no_marker),
     Attack("decoder_bomb", {FEATURE: TIME_LIMIT,
@@ -236,6 +252,14 @@ ARCHIVES = {  # submissions refused before anything runs; the others in the batc
     "tar_link.tar.gz": r"refused: 'broadcast_bias\.py' is a link",
     "zip_bomb.zip": r"refused: .*(decompression bomb|more than)",
 }
+# Heavier work per check (a 3000-level folder chain, five processes touching 2 GiB): graded in
+# a batch of their own with a time limit that a loaded machine still meets.
+CONTAINMENT = [
+    Attack("deep_scratch", {}, passes=frozenset(PUBLIC_05), evidence=_deep_chains_removed),
+    Attack("tree_memory", {"*": r"memory limit 1\.0 GiB exceeded \(resident [\d.]+ GiB over the worker's process tree"},
+           reference_10=True, evidence=_no_process_left),
+    Attack("victim", {}, passes=frozenset(PUBLIC_05)),
+]
 HIDDEN = [
     Attack("probe_forge", {"test_input_left_untouched": TAMPERED + r".*TamperingDetected", "*": VOIDED},
            exercise="10_autograd_basics", flags=("assigns to torch.equal",), evidence=_tampering_flagged),
@@ -328,12 +352,15 @@ def _reference_path(runtime: str) -> str:
 class _Listeners:
     """TCP, UDP and Unix-socket listeners on this machine's loopback, recording what arrives."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, socket_dir: Path):
         self.received: list[tuple[str, bytes]] = []
         self.tcp = socket.create_server(("127.0.0.1", 0))
         self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.udp.bind(("127.0.0.1", 0))
-        self.unix_path = str(folder / "listener.sock")
+        # where the host keeps its sockets (a stand-in for /var/run/docker.sock): outside the
+        # submission (a socket in the candidate's own folder is the candidate's to use)
+        socket_dir.mkdir(exist_ok=True)
+        self.unix_path = str(socket_dir / "listener.sock")
         self.unix = socket.socket(socket.AF_UNIX)
         self.unix.bind(self.unix_path)
         self.unix.listen()
@@ -414,6 +441,18 @@ def _ax_processes() -> list[str]:
     return found
 
 
+def _sysv_objects() -> list[str]:
+    """System V objects with the ipc_keyring attack's key (0x7ac0ffee) on this machine."""
+    found = []
+    for kind in ("shm", "sem", "msg"):
+        try:
+            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        found += [f"{kind}: {line.split()[0]}" for line in lines if line.split() and line.split()[0] == str(0x7AC0FFEE)]
+    return found
+
+
 def _write_outside_markers(dest: Path) -> list[str]:
     import sys
 
@@ -458,6 +497,7 @@ def _run_batch(runtime: str, paths: list[Path], dest: Path, *, visibility: str, 
     evidence = {"judge_peak_rss": memory.peak, "judges": memory.pids, "received": listeners.close() if listeners else [],
                 "leftover_processes": _ax_processes(), "written_markers": _write_outside_markers(dest),
                 "filled": glob.glob("/tmp/grader-*/**/fill0.bin", recursive=True),
+                "deep_chains": glob.glob("/tmp/grader-*/**/w*/d/d/d"), "sysv_left": _sysv_objects(),
                 "markers": {m: Path(m).read_text(errors="replace") for m in MARKERS if os.path.exists(m)}}
     memory.close()
     for marker in MARKERS:
@@ -498,7 +538,7 @@ def _main(runtime: str, dest: Path) -> Batch:
     link.mkdir()
     (link / "broadcast_bias.py").symlink_to(_reference_path(runtime))
     paths += [link, *_archives(subs, runtime)]
-    listeners = _Listeners(subs / "network")
+    listeners = _Listeners(subs / "network", dest / "host-sockets")
     try:
         return _run_batch(runtime, paths, dest, visibility="public", timeout_s=2, limits=Limits(memory_bytes=1 * GiB),
                           listeners=listeners)
@@ -531,7 +571,13 @@ def _no_landlock(runtime: str, dest: Path) -> Batch:
                       env={"GRADER_LANDLOCK": "0"})
 
 
-BUILDERS = {"main": _main, "hidden": _hidden, "single": _single_files, "no_landlock": _no_landlock}
+def _containment(runtime: str, dest: Path) -> Batch:
+    paths = [_copy_submission(a.name, dest, a.reference_10) for a in CONTAINMENT]
+    return _run_batch(runtime, paths, dest, visibility="public", timeout_s=60, limits=Limits(memory_bytes=1 * GiB))
+
+
+BUILDERS = {"main": _main, "hidden": _hidden, "single": _single_files, "no_landlock": _no_landlock,
+            "containment": _containment}
 
 
 @pytest.fixture(scope="module")
@@ -670,6 +716,15 @@ def test_nothing_is_left_behind(runtime, request, batches):
                 if c.labels.get(f"{LABEL}.candidate") in ours]
         assert left == [], left
     TALLY[(runtime, "nothing left running")] = "contained"
+
+
+@pytest.mark.parametrize(("attack", "runtime"), _cases(CONTAINMENT[:2]))
+def test_worker_tree_and_scratch_are_contained(attack, runtime, request, batches):
+    """Memory over the worker's whole process tree; scratch removed however deep it goes; the
+    submission graded after them (victim) is graded in full."""
+    _use(request, runtime)
+    assert_contained(batches("containment", runtime), attack)
+    TALLY[(runtime, attack.name)] = "contained"
 
 
 @pytest.mark.parametrize(("attack", "runtime"), _cases(HIDDEN))
@@ -846,14 +901,17 @@ def test_a_stale_image_is_refused(image, tmp_path):
     TALLY[("docker", "stale grading image")] = "contained"
 
 
-@pytest.mark.xfail(strict=True, reason="the local worker may write /dev/shm (shared memory for torch and "
-                   "multiprocessing), and what it leaves there outlives the check")
-def test_known_gap_dev_shm(batches):
-    batch = batches("main", "local")
-    TALLY[("local", "write_outside: /dev/shm")] = "known gap"
-    written = [c["message"] for c in batch.exercise("write_outside", "05_broadcast_bias")["checks"]
-               if "dev shm: written" in c["message"]]
-    assert not written, "the worker left a file in /dev/shm"
+@pytest.mark.parametrize("runtime", _runtimes("local", "docker"))
+def test_dev_shm_is_private(runtime, request, batches):
+    """The worker may write /dev/shm (torch and multiprocessing share memory there), but in a
+    /dev/shm of its own (local: its mount namespace; docker: its container): nothing outlives it.
+    This was a known gap of the local runtime."""
+    _use(request, runtime)
+    batch = batches("main", runtime)
+    messages = [c["message"] for c in batch.exercise("write_outside", "05_broadcast_bias")["checks"]]
+    assert all(re.search(r"dev shm: (written|Permission denied)", m) for m in messages), messages
+    assert not [p for p in batch.evidence["written_markers"] if p.startswith("/dev/shm/")]
+    TALLY[(runtime, "write_outside: /dev/shm")] = "contained"
 
 
 def test_zz_summary(capsys):
