@@ -2,8 +2,9 @@
 
 Probes run in the worker, next to the candidate's objects, and a candidate's class may override
 any method it inherits: a wrong MLP can answer `state_dict()`, `named_parameters()`,
-`named_modules()`, `named_children()` or `load_state_dict()` with decoy layers. These helpers call
-torch's own implementations (`nn.Module.state_dict(m)`, not `m.state_dict()`), walk what an
+`named_modules()`, `named_children()` or `load_state_dict()` with decoy layers, and even torch's own
+`nn.Module.state_dict(m)` calls methods of `m` (`named_modules`, each child's `state_dict`). These
+helpers read torch's registries (`_modules`, `_parameters`, `_buffers`) directly, walk what an
 autograd graph really references, and measure memory as a delta around one call. They travel
 with the probe by value (the judge registers this module for cloudpickle), so the candidate cannot
 replace them in its process; what they call in torch is covered by the canaries.
@@ -25,45 +26,93 @@ from torch import nn
 MAX_WALK = 100_000  # objects visited by `graph_holders`
 
 
+def _modules(module: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    """(dotted name, module) of `module` and every submodule, read from the registries torch keeps
+    (`_modules`), never through a method or `__getattr__` the candidate's classes may override
+    (torch's own `named_parameters` and `state_dict` call `self.named_modules()` and each child's
+    `state_dict()`, which a subclass can redefine)."""
+    found: list[tuple[str, Any]] = []
+    seen: set[int] = set()
+    todo = [(prefix, module)]
+    while todo:
+        name, m = todo.pop(0)
+        if id(m) in seen:
+            continue
+        seen.add(id(m))
+        found.append((name, m))
+        children = object.__getattribute__(m, "_modules")
+        todo += [(f"{name}.{k}" if name else k, c) for k, c in children.items() if c is not None]
+    return found
+
+
+def _registered(module: Any, registry: str) -> dict[str, Any]:
+    return dict(object.__getattribute__(module, registry))
+
+
 def state_dict(module: Any) -> dict[str, torch.Tensor]:
-    """`nn.Module.state_dict` (torch's, whatever the class overrides), values detached and cloned."""
-    return {k: v.detach().clone() for k, v in nn.Module.state_dict(module).items()}
+    """What torch registers as the module's state (parameters and persistent buffers of it and its
+    submodules), read from torch's registries: whatever `state_dict`, `_save_to_state_dict` or
+    `named_modules` the candidate's classes define. Values detached and cloned."""
+    out: dict[str, torch.Tensor] = {}
+    for name, m in _modules(module):
+        prefix = f"{name}." if name else ""
+        skip = object.__getattribute__(m, "_non_persistent_buffers_set")
+        for key, value in [*_registered(m, "_parameters").items(), *_registered(m, "_buffers").items()]:
+            if value is not None and key not in skip:
+                out[prefix + key] = value.detach().clone()
+    return out
 
 
 def named_parameters(module: Any) -> dict[str, torch.Tensor]:
-    """`nn.Module.named_parameters` (torch's): name -> the parameter itself (grad kept)."""
-    return dict(nn.Module.named_parameters(module))
+    """name -> registered parameter (itself: `.grad` kept), each once, from torch's registries."""
+    out: dict[str, torch.Tensor] = {}
+    seen: set[int] = set()
+    for name, m in _modules(module):
+        prefix = f"{name}." if name else ""
+        for key, p in _registered(m, "_parameters").items():
+            if p is not None and id(p) not in seen:
+                seen.add(id(p))
+                out[prefix + key] = p
+    return out
+
+
+def modules(module: Any) -> list[tuple[str, Any]]:
+    """(name, submodule object) of the module and every registered submodule, in order: for probes
+    that register hooks or read `training` (instead of `m.named_modules()` / `m.modules()`)."""
+    return _modules(module)
 
 
 def named_modules(module: Any) -> list[tuple[str, str]]:
-    """`nn.Module.named_modules` (torch's): (name, class name) of every submodule, in order."""
-    return [(name, type(m).__name__) for name, m in nn.Module.named_modules(module)]
+    """(name, class name) of the module and every registered submodule, in order."""
+    return [(name, type(m).__name__) for name, m in _modules(module)]
 
 
 def named_children(module: Any) -> list[tuple[str, str]]:
-    """`nn.Module.named_children` (torch's): (name, class name) of the direct submodules."""
-    return [(name, type(m).__name__) for name, m in nn.Module.named_children(module)]
+    """(name, class name) of the registered direct submodules."""
+    return [(k, type(c).__name__) for k, c in _registered(module, "_modules").items() if c is not None]
 
 
 def load_state_dict(module: Any, state: dict, strict: bool = True) -> tuple[list[str], list[str]]:
-    """`nn.Module.load_state_dict` (torch's): (missing keys, unexpected keys)."""
+    """`nn.Module.load_state_dict` (torch's): (missing keys, unexpected keys). It calls each
+    submodule's `_load_from_state_dict`, which a class can override: check what was loaded with
+    `state_dict` above, or by the outputs, never by this answer alone."""
     result = nn.Module.load_state_dict(module, state, strict=strict)
     return list(result.missing_keys), list(result.unexpected_keys)
 
 
 def graph_holders(*roots: Any, limit: int = MAX_WALK) -> list[str]:
     """Paths of every tensor that still holds an autograd graph (`grad_fn` set), reachable from
-    `roots` through module attributes (`vars()`), module-level globals (pass the candidate's
-    module as a root), containers, and `nn.Module` buffers/parameters/submodules, read with the
-    base implementations. Attributes are read from `__dict__`, never through `__getattr__` or
-    properties the candidate wrote."""
+    `roots`: object attributes (`__dict__` and `__slots__`, read directly, never through a
+    `__getattr__` or property the candidate wrote), containers, the globals of a module given as a
+    root (pass the candidate's module: a graph kept in a module-level dict is found), the class
+    attributes, function defaults and closures defined in it. Other modules are not entered."""
     import types
 
     found: list[str] = []
     seen: set[int] = set()
-    todo: list[tuple[str, Any]] = [(f"root{i}", r) for i, r in enumerate(roots)]
+    todo: list[tuple[str, Any, str | None]] = [(f"root{i}", r, None) for i, r in enumerate(roots)]
     while todo and len(seen) < limit:
-        path, obj = todo.pop()
+        path, obj, home = todo.pop()
         if id(obj) in seen:
             continue
         seen.add(id(obj))
@@ -71,18 +120,50 @@ def graph_holders(*roots: Any, limit: int = MAX_WALK) -> list[str]:
             if obj.grad_fn is not None:
                 found.append(path)
             continue
-        if isinstance(obj, (str, bytes, int, float, bool, type(None), type)) or callable(obj) and not isinstance(
-                obj, nn.Module):
+        if isinstance(obj, (str, bytes, int, float, complex, bool, type(None))):
+            continue
+        if isinstance(obj, types.ModuleType):
+            if home is None:  # a root: its globals; modules it imported are not entered
+                todo += [(f"{path}.{k}", v, obj.__name__) for k, v in vars(obj).items()]
+            continue
+        if isinstance(obj, types.FunctionType):
+            if home is not None and obj.__module__ == home:
+                parts = list(obj.__defaults__ or ()) + list((obj.__kwdefaults__ or {}).values())
+                parts += [c.cell_contents for c in obj.__closure__ or () if _cell_set(c)]
+                todo += [(f"{path}<{i}>", v, home) for i, v in enumerate(parts)]
+            continue
+        if isinstance(obj, type):
+            if home is not None and obj.__module__ == home:
+                todo += [(f"{path}.{k}", v, home) for k, v in vars(obj).items() if not k.startswith("__")]
+            continue
+        if callable(obj) and not isinstance(obj, nn.Module):
             continue
         if isinstance(obj, dict):
-            todo += [(f"{path}[{k!r}]", v) for k, v in obj.items()]
-        elif isinstance(obj, (list, tuple, set, frozenset)):
-            todo += [(f"{path}[{i}]", v) for i, v in enumerate(obj)]
+            todo += [(f"{path}[{k!r}]", v, home) for k, v in obj.items()]
+        elif isinstance(obj, (list, tuple, set, frozenset, __import__("collections").deque)):
+            todo += [(f"{path}[{i}]", v, home) for i, v in enumerate(obj)]
         else:
-            attrs = object.__getattribute__(obj, "__dict__") if hasattr(type(obj), "__dict__") else {}
-            if isinstance(obj, types.ModuleType) or isinstance(attrs, dict):
-                todo += [(f"{path}.{k}", v) for k, v in dict(attrs).items()]
+            try:
+                attrs = dict(object.__getattribute__(obj, "__dict__"))
+            except (AttributeError, TypeError):
+                attrs = {}
+            for cls in type(obj).__mro__:
+                for slot in cls.__dict__.get("__slots__", ()):
+                    if isinstance(slot, str):
+                        try:
+                            attrs[slot] = object.__getattribute__(obj, slot)
+                        except AttributeError:
+                            continue
+            todo += [(f"{path}.{k}", v, home) for k, v in attrs.items()]
     return sorted(found)
+
+
+def _cell_set(cell: Any) -> bool:
+    try:
+        cell.cell_contents  # noqa: B018
+    except ValueError:
+        return False
+    return True
 
 
 def peak_rss_delta(fn: Callable, *args: Any, **kwargs: Any) -> tuple[int, Any]:

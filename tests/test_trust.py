@@ -44,6 +44,11 @@ def test_utf8_with_or_without_a_declaration_is_read(data):
     assert "x = " in source.decode(Path("cand.py"), data)
 
 
+def test_invalid_utf8_on_the_first_line_says_so():
+    with pytest.raises(source.SourceProblem, match=r"is not valid UTF-8 \(invalid continuation byte at byte 2\)"):
+        source.decode(Path("cand.py"), b"# \xe9t\xe9\nx = 1\n")
+
+
 def test_an_unknown_coding_is_refused_with_a_message():
     with pytest.raises(source.SourceProblem, match="save it as UTF-8"):
         source.decode(Path("cand.py"), b"# coding: no-such-codec\nx = 1\n")
@@ -235,7 +240,7 @@ def test_every_canary_notices_a_patched_torch(monkeypatch, patch, template):
                     "shares_memory": (np, "shares_memory"), "state_dict": (torch.nn.Module, "state_dict")}[patch]
     monkeypatch.setattr(target, name, lambda *a, **k: True if patch != "state_dict" else {})
     plan, expected = canary.plan_for(template)
-    assert not canary.same(canary.build(plan), expected)
+    assert not canary.same(canary.build(("gauntlet", plan)), expected)
 
 
 def test_a_canary_and_its_twin_give_each_boolean_both_values():
@@ -308,3 +313,54 @@ def test_static_flags_follow_names_bound_to_modules():
                      (17, "calls __setattr__ directly")]:
         assert expected in flags, (expected, sorted(flags))
     assert not [f for f in flags if f[0] in (19, 20)], "an honest module attribute was flagged"
+
+
+# --- probes that trust no override ---------------------------------------------------------------------
+
+def test_base_observations_ignore_overrides():
+    from torch import nn
+
+    from grader import probes
+
+    class Decoy(nn.Module):  # a wrong MLP showing decoy hidden layers
+        def __init__(self):
+            super().__init__()
+            self.head = nn.Linear(2, 2)
+
+        def state_dict(self, *a, **k):
+            return {"layers.0.weight": torch.zeros(1), "head.weight": torch.zeros(1)}
+
+        def named_parameters(self, *a, **k):
+            return iter([("layers.0.weight", nn.Parameter(torch.zeros(1)))])
+
+        def named_modules(self, *a, **k):
+            return iter([("", self), ("layers.0", nn.Linear(1, 1))])
+
+    m = Decoy()
+    assert sorted(probes.state_dict(m)) == ["head.bias", "head.weight"]
+    assert sorted(probes.named_parameters(m)) == ["head.bias", "head.weight"]
+    assert probes.named_modules(m) == [("", "Decoy"), ("head", "Linear")]
+
+
+def test_graph_holders_find_graphs_kept_in_module_globals():
+    import types
+
+    from grader import probes
+
+    mod = types.ModuleType("cand_graphs")
+    exec("CACHE = {}\nclass Meter:\n    __slots__ = ('total',)\n", mod.__dict__)
+    w = torch.ones(2, requires_grad=True)
+    meter = mod.Meter()
+    meter.total = (w * 2).sum().detach()
+    mod.CACHE["loss"] = (w * 3).sum()
+    assert probes.graph_holders(meter) == []  # what a walk of the object alone sees
+    assert probes.graph_holders(meter, mod) == ["root1.CACHE['loss']"]
+
+
+def test_peak_memory_is_a_delta_around_the_call():
+    from grader import probes
+
+    ballast = torch.ones(64 << 20, dtype=torch.uint8)  # touched before: must not hide the call's peak
+    del ballast
+    grew, _ = probes.peak_rss_delta(lambda: torch.ones(32 << 20, dtype=torch.uint8).sum())
+    assert grew > 16 << 20

@@ -103,13 +103,11 @@ def build(plan: Any) -> Any:
     import torch as T
 
     kind = plan[0]
-    if kind in ("bool", "int", "float", "str", "tensor"):
-        # Every leaf first puts the machinery to the test both ways (a function forced to one
-        # answer fails one of the two); any surprise corrupts the leaf, which the judge sees.
-        honest = all(build(("bool", variant, expect, "inner")) is expect
-                     for variant in range(6) for expect in (True, False)) if len(plan) < 4 else True
-        if not honest:
-            return ("corrupted", plan)
+    if kind == "gauntlet":
+        # First put the machinery to the test both ways (a function forced to one answer fails
+        # one of the two); any surprise corrupts the whole answer, which the judge sees.
+        honest = all(build(("bool", variant, expect)) is expect for variant in range(6) for expect in (True, False))
+        return build(plan[1]) if honest else ("corrupted", plan[1])
     if kind == "bool":
         variant, value = plan[1], plan[2]
         a = T.arange(7, dtype=T.float32, device="cpu")
@@ -174,7 +172,7 @@ def disguised(real: Any, plan: Any) -> Any:
     (so cloudpickle ships it by value exactly as it ships the real probe)."""
 
     def observe(*args: Any, **kwargs: Any) -> Any:
-        return build(plan)
+        return build(("gauntlet", plan))
 
     code = getattr(real, "__code__", None)
     module = getattr(real, "__module__", None) or __name__
@@ -215,6 +213,6 @@ def template(fn: Any) -> Any:
 
 def schedule() -> tuple[int, int]:
     """How many canaries go before and after the real probe: a twin pair after, mirroring the
-    answer just received, and up to two before (sometimes none, so that the first probe of a
+    answer just received, and one before half of the time (so that the first probe of a
     check is no tell)."""
-    return _rng.randrange(0, 3), 2
+    return _rng.randrange(0, 2), 2

@@ -33,7 +33,8 @@ def decode(path: Path, data: bytes) -> str:
                             f"{MAX_SOURCE_BYTES >> 20} MiB")
     try:
         declared, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as exc:  # an unknown coding, or a BOM that contradicts the declaration
+    except SyntaxError as exc:  # an unknown coding, invalid UTF-8 in the first lines, a BOM against the declaration
+        _utf8(path, data)
         raise SourceProblem(f"{path.name}: {exc.msg if hasattr(exc, 'msg') else exc}; save it as UTF-8 "
                             f"without a coding declaration") from None
     try:
@@ -44,6 +45,10 @@ def decode(path: Path, data: bytes) -> str:
         raise SourceProblem(f"{path.name} declares the source encoding {declared!r} (PEP 263): the grader "
                             f"accepts UTF-8 only, so that its checks read the code Python runs; remove the "
                             f"coding line and save the file as UTF-8")
+    return _utf8(path, data)
+
+
+def _utf8(path: Path, data: bytes) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
