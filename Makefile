@@ -12,9 +12,10 @@ $(BIN)/grader: pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e .
 	touch $@
 
-# ...and the development tools (ruff, cog, actionlint, playwright) that `make test` needs.
+# ...and what `make test` needs besides: the development tools (ruff, cog, actionlint, playwright,
+# ray, pexpect) and the exercises' extra (onnx, onnxruntime, onnxscript, tensorboard).
 $(VENV)/.dev-installed: $(BIN)/grader
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,exercises]'
 	touch $@
 
 install: $(VENV)/.dev-installed

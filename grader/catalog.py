@@ -18,6 +18,7 @@ from grader.errors import ExerciseDefinitionError, UsageError
 
 DIFFICULTY_POINTS = {"easy": 10, "medium": 20, "hard": 30}
 GPU_POLICIES = ("required", "optional", "no")
+NETWORK_POLICIES = ("none", "loopback")
 CHECK_KINDS = ("shape", "dtype", "value", "grad", "device", "mode", "api", "state", "perf")
 DEFAULT_TIMEOUT_S = 30.0
 EXERCISE_DIR_RE = re.compile(r"^(\d\d)_([a-z0-9_]+)$")
@@ -43,6 +44,8 @@ class Exercise:
     dir: Path
     solutions_dir: Path
     has_hidden_tests: bool = True  # False in a candidate bundle, which ships only the public checks
+    network: str = "loopback"  # loopback: IP sockets on the worker's own loopback (gloo); none: Unix sockets only
+    limits: dict[str, int] = field(default_factory=dict)  # [limits], as Limits fields (bytes, counts)
 
     @property
     def stub(self) -> Path:
@@ -91,7 +94,14 @@ _SCHEMA: dict[str, _Field] = {
     "budget_s": _Field((int, float), required=False),
     "sources": _Field(list, item_type=str),
     "api": _Field(dict, required=False),
+    "network": _Field(str, required=False, choices=NETWORK_POLICIES),
+    "limits": _Field(dict, required=False),
 }
+# [limits]: name in exercise.toml -> (Limits field, multiplier)
+_LIMITS: dict[str, tuple[str, int]] = {"memory_mb": ("memory_bytes", 1 << 20),
+                                       "file_size_mb": ("file_size_bytes", 1 << 20),
+                                       "processes": ("processes", 1)}
+_LIMITS_SCHEMA: dict[str, _Field] = {name: _Field(int, required=False) for name in _LIMITS}
 _API_SCHEMA: dict[str, _Field] = {
     "forbidden": _Field(list, required=False, item_type=str),
     "required": _Field(list, required=False, item_type=str),
@@ -129,8 +139,9 @@ def _validate_table(table: dict, schema: dict[str, _Field], where: Path, prefix:
             raise ExerciseDefinitionError(f"{where}: field '{name}' must be positive, got {value!r}")
 
 
-def load_exercise(folder: Path, solutions_root: Path) -> Exercise:
-    """Read and validate one exercise folder. Raises ExerciseDefinitionError naming the file and field."""
+def load_exercise(folder: Path, solutions_root: Path, allow_missing_stub: bool = False) -> Exercise:
+    """Read and validate one exercise folder. Raises ExerciseDefinitionError naming the file and field.
+    `allow_missing_stub`: load it even when its stub is gone (practice mode offers `grader reset`)."""
     match = EXERCISE_DIR_RE.match(folder.name)
     if not match:
         raise ExerciseDefinitionError(f"{folder}: exercise folders are named NN_name (e.g. 05_broadcast_bias)")
@@ -144,6 +155,8 @@ def load_exercise(folder: Path, solutions_root: Path) -> Exercise:
     _validate_table(data, _SCHEMA, toml_path)
     api = data.get("api", {})
     _validate_table(api, _API_SCHEMA, toml_path, prefix="api.")
+    limits = data.get("limits", {})
+    _validate_table(limits, _LIMITS_SCHEMA, toml_path, prefix="limits.")
     track = data["track"]
     if folder.parent.name != track:
         raise ExerciseDefinitionError(
@@ -168,8 +181,10 @@ def load_exercise(folder: Path, solutions_root: Path) -> Exercise:
         dir=folder,
         solutions_dir=solutions_root / track / folder.name,
         has_hidden_tests=(folder / "test_hidden.py").is_file(),
+        network=data.get("network", "loopback"),
+        limits={_LIMITS[k][0]: v * _LIMITS[k][1] for k, v in limits.items()},
     )
-    if not exercise.stub.is_file():
+    if not exercise.stub.is_file() and not allow_missing_stub:
         others = sorted(p.name for p in folder.glob("*.py") if not p.name.startswith("test_"))
         found = f" (found {', '.join(others)})" if others else ""
         raise StubMissing(f"{folder}: missing {exercise.stub.name}{found}: the checks import your code from "
@@ -199,22 +214,22 @@ def require_hidden_tests(exercises: list[Exercise], what_next: str) -> None:
 
 def root_origin(root: Path) -> str:
     """Why `root` is the exercise root, for people who wonder which exercises they are using."""
+    # the order of `grader.roots.discover_root`: the tree you are in, $GRADER_ROOT, the install tree
+    if Path.cwd().resolve().is_relative_to(root):
+        return "the tree you are in"
     if os.environ.get("GRADER_ROOT") and Path(os.environ["GRADER_ROOT"]).resolve() == root:
         return "from GRADER_ROOT"
     if Path(__file__).resolve().parent.parent == root:
         return "the grader's own checkout"
-    return "the current folder" if Path.cwd().resolve() == root else "given"
+    return "given"
 
 
 def default_root() -> Path:
-    """The folder holding exercises/ (and solutions/): $GRADER_ROOT, the source checkout, or the cwd."""
-    env = os.environ.get("GRADER_ROOT")
-    if env:
-        return Path(env).resolve()
-    checkout = Path(__file__).resolve().parent.parent
-    if (checkout / "exercises").is_dir():
-        return checkout
-    return Path.cwd()
+    """The folder holding exercises/ (and solutions/): see `grader.roots` for the discovery rule
+    (the enclosing bundle or checkout, then $GRADER_ROOT, then the install tree)."""
+    from grader.roots import discover_root
+
+    return discover_root()
 
 
 @dataclass
@@ -225,7 +240,7 @@ class Catalog:
     renamed: set[str] = field(default_factory=set)  # folders whose stub is missing (the user's to fix)
 
     @classmethod
-    def load(cls, root: Path | None = None) -> Catalog:
+    def load(cls, root: Path | None = None, allow_missing_stub: bool = False) -> Catalog:
         root = (root or default_root()).resolve()
         ex_root = root / "exercises"
         if not ex_root.is_dir():
@@ -236,7 +251,7 @@ class Catalog:
         for track in sorted(p for p in ex_root.iterdir() if p.is_dir()):
             for folder in sorted(p for p in track.iterdir() if p.is_dir() and EXERCISE_DIR_RE.match(p.name)):
                 try:
-                    exercises.append(load_exercise(folder, root / "solutions"))
+                    exercises.append(load_exercise(folder, root / "solutions", allow_missing_stub))
                 except (ExerciseDefinitionError, StubMissing) as exc:
                     # one malformed exercise must not stop the others from being listed or graded
                     problems[folder.name] = str(exc)

@@ -43,6 +43,11 @@ class CheckResult:
 class Flag:
     line: int
     message: str
+    cell: int | None = None  # a notebook's cell (1-based); `line` is then the line in that cell
+
+    @property
+    def where(self) -> str:
+        return f"cell {self.cell}, line {self.line}" if self.cell else f"line {self.line}"
 
 
 @dataclass(frozen=True)

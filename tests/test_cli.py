@@ -2,6 +2,7 @@
 the real exercises (so the expected text does not change when exercises are added)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import textwrap
@@ -26,17 +27,19 @@ def root(tmp_path_factory) -> Path:
 
 
 def run(root: Path, *args: str):
-    return CliRunner().invoke(cli, list(args), env={"GRADER_ROOT": str(root), "COLUMNS": "120"},
-                              prog_name="grader")
+    # from inside the root: the enclosing exercise tree comes before $GRADER_ROOT (grader.roots)
+    with contextlib.chdir(root):
+        return CliRunner().invoke(cli, list(args), env={"GRADER_ROOT": str(root), "COLUMNS": "120"},
+                                  prog_name="grader")
 
 
 def test_list(root):
     result = run(root, "list")
     assert result.exit_code == 0
     assert result.output == textwrap.dedent(f"""\
-        exercise            track     difficulty  gpu       points  title
-        05_broadcast_bias   tensors   easy        optional      10  Broadcasting: feature bias, per-sample bias, pairwise distances
-        10_autograd_basics  autograd  easy        optional      10  Derivatives with backward(), gradient accumulation, manual descent
+        exercise            track     difficulty  gpu       points  status       hints  title
+        05_broadcast_bias   tensors   easy        optional      10  not started  -      Broadcasting: feature bias, per-sample bias, pairwise distances
+        10_autograd_basics  autograd  easy        optional      10  not started  -      Derivatives with backward(), gradient accumulation, manual descent
         2 exercises in {root} (from GRADER_ROOT)
         """)
 

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.padding import Padding
 from rich.text import Text
 
+from grader.reports import safe
 from grader.results import CheckResult, GradeRun
 
 MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("!", "red"), "not_run": ("-", "dim")}
@@ -64,11 +65,11 @@ def render_checks(run: GradeRun, console: Console, *, root: Path | None = None, 
     relative to (for their clickable location)."""
     for sub in run.submissions:
         if sub.error:
-            console.print(Text(f"{sub.name}: not checked: {sub.error}", style="bold red"))
+            console.print(Text(f"{safe.inert(sub.name)}: not checked: {safe.inert(sub.error)}", style="bold red"))
         for ex in sub.exercises:
             passed = sum(c.outcome == "passed" for c in ex.checks)
             counted = sum(c.outcome != "not_run" for c in ex.checks)
-            console.print(Text.assemble((ex.id, "bold"), f" ({ex.file or 'no file'}): {passed}/{counted} checks passed"))
+            console.print(Text.assemble((ex.id, "bold"), f" ({safe.inert(ex.file or 'no file')}): {passed}/{counted} checks passed"))
             for c in ex.checks:
                 if verbosity < 0 and c.outcome not in ("failed", "error"):
                     continue
@@ -82,14 +83,14 @@ def _check(c: CheckResult, console: Console, root: Path | None, verbosity: int, 
     console.print(Text.assemble("  ", (mark, style), f" {c.name} ", (f"({c.kind})", "dim")))
     if c.outcome == "not_run":
         if c.message and verbosity > 0:
-            console.print(Text(f"      not run: {c.message}", style="dim"))
+            console.print(Text(f"      not run: {safe.inert(c.message)}", style="dim"))
         return
     if c.outcome not in ("failed", "error"):
         return
     lines = [_frames_clickable(line, cwd) for line in c.message.splitlines()]
     cap = None if verbosity > 0 else MESSAGE_LINES
     for line in lines[:cap]:
-        _indented(console, Text(line))
+        _indented(console, Text(safe.inert(line)))
     if cap is not None and len(lines) > cap:
         console.print(Text(f"      … {len(lines) - cap} more line(s): -v shows them", style="dim"))
     if c.file and c.line:
@@ -101,7 +102,7 @@ def _check(c: CheckResult, console: Console, root: Path | None, verbosity: int, 
         console.print(Text("      captured output" + (" (last lines)" if len(shown) < len(out) else "") + ":",
                            style="dim"))
         for line in shown:
-            _indented(console, Text(f"| {line}"))
+            _indented(console, Text(f"| {safe.inert(line)}"))
 
 
 def _indented(console: Console, text: Text) -> None:

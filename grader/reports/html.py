@@ -18,6 +18,7 @@ import re
 from html import escape
 
 from grader.catalog import CHECK_KINDS
+from grader.practice.timeline import progress_section
 from grader.results import Environment, ExerciseResult, GradeRun, SubmissionResult, fmt_points
 
 CSS = """
@@ -160,6 +161,7 @@ def render(run: GradeRun) -> str:
         parts.append(_overview(run, anchors))
     for sub, anchor in zip(run.submissions, anchors):
         parts.append(_submission(sub, anchor, kinds))
+        parts.append(progress_section(sub.name, run.extra.get("progress", {}).get(sub.name)))
     parts += [f"<script>{SCRIPT}</script>", "</body>", "</html>"]
     return "\n".join(parts) + "\n"
 
@@ -249,7 +251,7 @@ def _submission(sub: SubmissionResult, anchor: str, kinds: list[str]) -> str:
     if flagged:
         out.append("<h3>Tampering flags</h3>")
         out.append('<ul class="flags">' + "".join(
-            f'<li data-exercise="{_e(ex.id)}">{_e(ex.id)} line {f.line}: {_e(f.message)}</li>' for ex, f in flagged)
+            f'<li data-exercise="{_e(ex.id)}">{_e(ex.id)} {f.where}: {_e(f.message)}</li>' for ex, f in flagged)
             + "</ul>")
     failing = [(ex, c) for ex in sub.exercises for c in ex.checks if c.outcome in ("failed", "error")]
     if failing:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import html
 import re
-from html import escape
 
+from grader.reports import safe
 from grader.results import CheckResult, ExerciseResult, GradeRun, fmt_points
 
 STEP_SUMMARY_LIMIT = 1024 * 1024  # GitHub's cap for a step summary
@@ -28,7 +29,8 @@ def parse_limit(value: str | int) -> int:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Candidate-controlled text for one line or table cell: shown as text, nothing more."""
+    return safe.markdown(text)
 
 
 def render(run: GradeRun, limit: int = STEP_SUMMARY_LIMIT) -> str:
@@ -42,6 +44,7 @@ def render(run: GradeRun, limit: int = STEP_SUMMARY_LIMIT) -> str:
 
 def _fenced(text: str) -> list[str]:
     """`text` as a code block that nothing in it can close (a fence longer than any run of backticks)."""
+    text = safe.plain(text, newlines=True)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return [fence, text, fence]
@@ -51,9 +54,11 @@ def _failing(ex: ExerciseResult, c: CheckResult, details: bool) -> list[str]:
     first = c.message.strip().splitlines()[0] if c.message.strip() else c.outcome
     head = f"{ex.id} {c.name} ({c.kind}, {c.file}:{c.line}): "
     if not details:
-        return [f"- **{ex.id}** `{c.name}` ({c.kind}, {c.file}:{c.line}): {_cell(first)[:300]}"]
+        return [f"- **{ex.id}** `{c.name}` ({c.kind}, {c.file}:{c.line}): {_cell(first[:300])}"]
     message = c.message.strip()[:MAX_DETAIL] or c.outcome
-    return [f"<details><summary>{escape(head + first[:300])}</summary>", "", *_fenced(message), "", "</details>"]
+    # the head is the grader's own text (ids, check names, locations); the message is the candidate's
+    return [f"<details><summary>{html.escape(head)}{_cell(first[:300])}</summary>", "", *_fenced(message), "",
+            "</details>"]
 
 
 def _render(run: GradeRun, details: bool) -> str:
@@ -66,7 +71,7 @@ def _render(run: GradeRun, details: bool) -> str:
     body: list[str] = []
     for sub in run.submissions:
         if len(run.submissions) > 1:
-            body += [f"### {sub.name}: {fmt_points(sub.score)} / {fmt_points(sub.max_score)} ({sub.percent:g} %)", ""]
+            body += [f"### {_cell(sub.name)}: {fmt_points(sub.score)} / {fmt_points(sub.max_score)} ({sub.percent:g} %)", ""]
         if sub.error:
             body += [f"**Not graded:** {_cell(sub.error)}", ""]
             continue
@@ -86,7 +91,7 @@ def _render(run: GradeRun, details: bool) -> str:
         flagged = [(ex, f) for ex in sub.exercises for f in ex.flags]
         if flagged:
             body += ["**Flags for the interviewer:**", ""]
-            body += [f"- {ex.id} line {f.line}: {_cell(f.message)}" for ex, f in flagged]
+            body += [f"- {ex.id} {f.where}: {_cell(f.message)}" for ex, f in flagged]
             body.append("")
     not_run = sum(ex.not_run for sub in run.submissions for ex in sub.exercises)
     if not_run:

@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.catalog import CHECK_KINDS
+from grader.reports import safe
 from grader.results import GradeRun, SubmissionResult, fmt_points
 
 MAX_REASONS = 6  # failed checks listed per exercise without --verbose
@@ -20,9 +21,9 @@ def render(run: GradeRun, console: Console, verbose: bool = False) -> None:
     kinds = [k for k in CHECK_KINDS
              if any(k in ex.by_kind() for sub in run.submissions for ex in sub.exercises)]
     for sub in run.submissions:
-        title = f"{sub.name}: {fmt_points(sub.score)} / {fmt_points(sub.max_score)} ({sub.percent:g} %)"
+        title = f"{safe.inert(sub.name)}: {fmt_points(sub.score)} / {fmt_points(sub.max_score)} ({sub.percent:g} %)"
         if sub.error:
-            console.print(Text(f"{title}: not graded: {sub.error}", style="bold red"))
+            console.print(Text(f"{title}: not graded: {safe.inert(sub.error)}", style="bold red"))
             continue
         console.print(_table(sub, kinds, title, console.width))
         _reasons(sub, console, verbose)
@@ -34,7 +35,7 @@ def render(run: GradeRun, console: Console, verbose: bool = False) -> None:
     if not_run:
         console.print(f"{not_run} check(s) could not run here (e.g. CUDA without a GPU) and are left out of the total.")
     for note in env.notes:
-        console.print(Text.assemble(("Note", "yellow"), f": {note}"))
+        console.print(Text.assemble(("Note", "yellow"), f": {safe.inert(note)}"))
 
 
 def _table(sub: SubmissionResult, kinds: list[str], title: str, width: int) -> Table:
@@ -76,20 +77,20 @@ def _reasons(sub: SubmissionResult, console: Console, verbose: bool) -> None:
         for c in shown:
             lines = (c.message or c.outcome).strip().splitlines() or [c.outcome]
             # indented as a block: a long reason wraps under itself, not under the table's left edge
-            console.print(Padding(Text.assemble((ex.id, "red"), f" {c.name}: ", lines[0] if not verbose else ""),
+            console.print(Padding(Text.assemble((ex.id, "red"), f" {c.name}: ", safe.inert(lines[0]) if not verbose else ""),
                                   (0, 0, 0, 2), expand=False))
             if verbose:
                 for line in lines[:40]:
-                    console.print(Padding(Text(line), (0, 0, 0, 6), expand=False))
+                    console.print(Padding(Text(safe.inert(line)), (0, 0, 0, 6), expand=False))
         if len(failed) > len(shown):
             console.print(Text(f"  {ex.id}: {len(failed) - len(shown)} more failed check(s): see -v or a report"))
         for flag in ex.flags:
-            console.print(Text.assemble("  ", ("flag", "magenta"), f" {ex.id} line {flag.line}: {flag.message}"))
+            console.print(Text.assemble("  ", ("flag", "magenta"), f" {ex.id} {flag.where}: {safe.inert(flag.message)}"))
 
 
 def _first_line(text: str) -> str:
     stripped = text.strip()
-    return stripped.splitlines()[0] if stripped else ""
+    return safe.inert(stripped.splitlines()[0]) if stripped else ""
 
 
 def render_checks(run: GradeRun, console: Console) -> None:
