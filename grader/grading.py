@@ -26,7 +26,7 @@ from grader.practice.state import read_progress
 from grader.results import Environment, ExerciseResult, Flag, GradeRun, SubmissionResult, score_checks
 from grader.runtimes import JudgeJob, JudgeOutput, get_runtime, resolve_runtime
 from grader.runtimes.base import Candidate
-from grader.sandbox.limits import Limits
+from grader.sandbox.limits import MIN_MEMORY_GB, Limits
 from grader.submissions import CandidateFile, locate, opened, submission_name
 
 VISIBILITY_FILES = {"all": ("test_public.py", "test_hidden.py"), "public": ("test_public.py",),
@@ -59,6 +59,10 @@ def grade(paths: list[str | Path], **kwargs) -> GradeRun:
 def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
     if not paths:
         raise UsageError("no submission given: pass a folder, a .py file, a .zip or a .tar.gz")
+    if options.limits.memory_bytes < MIN_MEMORY_GB * (1 << 30):
+        raise UsageError(f"a memory limit of {options.limits.memory_bytes / (1 << 30):g} GiB cannot even import "
+                         f"torch in a worker: every check would fail for the grader's setting; use at least "
+                         f"{MIN_MEMORY_GB:g} GiB")
     if _batched(paths, options):  # each submission in its own judge or container, in parallel
         from grader.batch import BatchOptions, grade_batch
 

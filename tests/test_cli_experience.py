@@ -284,3 +284,12 @@ def test_check_k_matching_nothing_is_a_usage_error(root):
     result = run(root, "check", "05", "-k", "no_such_check_name")
     assert result.exit_code == 2
     assert "no check matches -k 'no_such_check_name'" in result.output
+
+
+def test_engine_refuses_a_memory_limit_too_small_for_torch(root):
+    from grader.errors import UsageError
+    from grader.grading import grade
+    from grader.sandbox.limits import Limits
+
+    with pytest.raises(UsageError, match="cannot even import torch"):
+        grade([SOLUTION], exercises=["05"], root=root, limits=Limits(memory_bytes=200 << 20))

@@ -16,14 +16,14 @@ def test_make_demo_installs_no_dev_extras(tmp_path):
                             text=True, check=True)
     installs = [line for line in result.stdout.splitlines() if "pip install" in line and "-e" in line]
     assert installs, result.stdout
-    assert not [line for line in installs if "[dev]" in line], installs
+    assert not [line for line in installs if "[dev" in line], installs
     assert "grader grade examples/sample_submission" in result.stdout
 
 
 def test_make_install_still_brings_the_dev_tools(tmp_path):
     result = subprocess.run(["make", "-n", "install", f"VENV={tmp_path / 'venv'}"], cwd=ROOT, capture_output=True,
                             text=True, check=True)
-    assert "-e '.[dev]'" in result.stdout
+    assert "-e '.[dev" in result.stdout
 
 
 def test_license_is_an_spdx_string_with_a_setuptools_that_reads_it():
