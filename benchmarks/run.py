@@ -45,7 +45,10 @@ def _isolated(exercises: list[str] | None) -> list[str]:
     return [sys.executable, "-c",
             "from grader.grading import grade; "
             f"run = grade(['solutions'], exercises={chosen}, visibility='hidden'); "
-            "assert run.score == run.max_score, (run.score, run.max_score)"]
+            # timed, not asserted: a reference below full marks is a finding, printed for the reader
+            "import sys; run.score < run.max_score and print('below full marks:', run.score, run.max_score, "
+            "[(e.id, c.name) for s in run.submissions for e in s.exercises for c in e.checks "
+            "if c.outcome in ('failed', 'error')], file=sys.stderr)"]
 
 
 COMMANDS = {
