@@ -40,6 +40,9 @@ class RuntimeUnavailable(GraderError):
     """The requested runtime cannot run here (no Docker daemon, no image)."""
 
 
+class StaleImage(GraderError):
+    """The grading image was not built from this checkout (its checks may differ)."""
+
 class Interrupted(GraderError):
     """Grading stopped on SIGINT / SIGTERM; `run` holds the submissions that finished."""
 

@@ -6,6 +6,7 @@ does not hide files from the worker: use it for one's own code and for trusted g
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -14,15 +15,17 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from pathlib import Path
 
-from grader.runtimes.base import JudgeJob, JudgeOutput, Runtime, read_records
+from grader.runtimes.base import JudgeJob, JudgeOutput, RecordTail, Runtime, read_records
+from grader.sandbox.cleanup import remove_tree
 
 MAX_LOG = 20000
 
 
 KEPT_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "CUDA_VISIBLE_DEVICES", "CUBLAS_WORKSPACE_CONFIG",
-            "OMP_NUM_THREADS", "MKL_NUM_THREADS", "GRADER_ROOT", "GRADER_LANDLOCK", "VIRTUAL_ENV", "SYSTEMROOT")
+            "OMP_NUM_THREADS", "MKL_NUM_THREADS", "GRADER_ROOT", "GRADER_LANDLOCK", "GRADER_NAMESPACES", "VIRTUAL_ENV", "SYSTEMROOT")
 
 
 def judge_env() -> dict[str, str]:
@@ -47,6 +50,19 @@ def _die_with_parent() -> None:
         _PRCTL(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
 
 
+@contextlib.contextmanager
+def _removed(folder: str):
+    """Remove `folder` on the way out, whatever workers left in it (a 3000-level folder chain
+    defeats shutil.rmtree); a cleanup that fails is said on stderr, never raised: the report comes
+    first."""
+    try:
+        yield
+    finally:
+        left = remove_tree(folder)
+        if left:
+            print(f"warning: {left}", file=sys.stderr)
+
+
 class LocalRuntime(Runtime):
     """One judge process (in its own session, with its fork server and workers) per `run` call;
     `run` may be called from several threads at once (batch grading)."""
@@ -67,7 +83,7 @@ class LocalRuntime(Runtime):
             _kill_group(proc)
 
     def run(self, job: JudgeJob) -> JudgeOutput:
-        with tempfile.TemporaryDirectory(prefix="grader-local-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="grader-local-", ignore_cleanup_errors=True) as tmp, _removed(tmp):
             results = Path(tmp) / "results.jsonl"
             scratch = Path(tmp) / "scratch"
             scratch.mkdir()
@@ -84,7 +100,7 @@ class LocalRuntime(Runtime):
                                             cwd=tmp, start_new_session=True, preexec_fn=_die_with_parent)
                     self._running.add(proc)
                 try:
-                    code = proc.wait(timeout=job.wall_limit())
+                    code = _wait(proc, job, results)
                 except subprocess.TimeoutExpired:
                     _kill_group(proc)
                     code = None
@@ -107,6 +123,26 @@ class LocalRuntime(Runtime):
             notes = [r["message"] for r in records if r.get("type") == "note"]
             return JudgeOutput(records=records, error=error, log=log_text, notes=notes,
                                protections=list(env.get("protections", [])), infrastructure=killed)
+
+
+def _wait(proc: subprocess.Popen, job: JudgeJob, results: Path) -> int:
+    """Wait for the judge (up to the job's wall limit), handing each record to `job.on_record`
+    as it is written (progress), when the job asks for them."""
+    if job.on_record is None:
+        return proc.wait(timeout=job.wall_limit())
+    tail = RecordTail(results)
+    deadline = time.monotonic() + job.wall_limit()
+    while True:
+        try:
+            code = proc.wait(timeout=0.25)
+        except subprocess.TimeoutExpired:
+            code = None
+        for record in tail.poll():
+            job.on_record(record)
+        if code is not None:
+            return code
+        if time.monotonic() > deadline:
+            raise subprocess.TimeoutExpired(proc.args, job.wall_limit())
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
