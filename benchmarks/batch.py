@@ -45,6 +45,7 @@ def main() -> None:
     parser.add_argument("--docker", action="store_true")
     parser.add_argument("--image", default=None)
     parser.add_argument("--ray", action="store_true")
+    parser.add_argument("--only", default=None, help="comma list of configurations to run (substrings of names)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="grader-bench-batch-"))
     subs = [str(p) for p in make_submissions(work, COUNT)]
@@ -67,6 +68,9 @@ def main() -> None:
         if args.docker:
             configs["ray (docker on node)"] = [*base, "--runtime", "ray", "--address", cluster.address,
                                                "--node-runtime", "docker", *image]
+    if args.only:
+        wanted = [w.strip() for w in args.only.split(",")]
+        configs = {name: cmd for name, cmd in configs.items() if any(w in name for w in wanted)}
     times: dict[str, list[float]] = {name: [] for name in configs}
     try:
         for rep in range(args.repeat):

@@ -32,9 +32,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import __version__
+from grader import __version__, notebooks
 from grader.catalog import Catalog, Exercise, require_hidden_tests
 from grader.errors import GraderError, Interrupted, RuntimeUnavailable, UsageError
+from grader.practice.state import read_progress
 from grader.results import Environment, GradeRun, SubmissionResult
 from grader.resultstore import Graded, ResultStore, result_key, settings_digest
 from grader.runtimes import JudgeJob, JudgeOutput, Runtime, get_runtime, resolve_runtime
@@ -111,15 +112,20 @@ def grade_one(item: WorkItem, ctx: BatchContext, runtime: Runtime, run_kwargs: C
     t0 = time.monotonic()
     opts = ctx.options
     try:
-        with opened(item.path) as root:
+        with contextlib.ExitStack() as stack:
+            root = stack.enter_context(opened(item.path))
+            progress = read_progress(root)  # a --record-progress bundle's record (unverified)
             files = locate(root, ctx.selected, ctx.explicit)
+            # notebooks become generated modules; the runtime mounts the folder holding them
+            files, judge_root = notebooks.prepare(root, files, ctx.selected, stack)
             if not files:
                 raise UsageError(f"{item.path}: no exercise files found (looked for e.g. "
                                  f"{ctx.selected[0].layout_path}); name the exercises with --exercises, "
                                  f"or check the layout")
             used = [ex for ex in ctx.selected if ex.id in files]
             job = JudgeJob(root=ctx.catalog.root, exercises=used,
-                           candidates=[Candidate(item.label, {k: v.to_spec() for k, v in files.items()}, str(root))],
+                           candidates=[Candidate(item.label, {k: v.to_spec() for k, v in files.items()},
+                                                 str(judge_root))],
                            test_files=_test_files(opts.visibility), limits=opts.limits,
                            timeout_s=opts.timeout_s, seed=opts.seed, **_optional_job_fields(opts))
             output = None
@@ -146,6 +152,8 @@ def grade_one(item: WorkItem, ctx: BatchContext, runtime: Runtime, run_kwargs: C
             environment = {"torch": str(env.get("torch", "")), "cuda": env.get("cuda"),
                            "gpus": list(env.get("gpus", [])), "protections": list(output.protections),
                            "notes": list(output.notes)}
+            if progress:
+                environment["progress"] = progress
             return Graded(sub, environment, infrastructure=output.infrastructure,
                           duration_s=time.monotonic() - t0)
     except GraderError as exc:
@@ -254,14 +262,23 @@ def grade_batch(paths: list[Path], options, batch: BatchOptions) -> GradeRun:
             progress.close()
     ordered = [results[i] for i in sorted(results)]
     run = GradeRun(submissions=tuple(g.submission for g in ordered),
-                   environment=_environment(runtime_name, ordered, notes, catalog),
+                   environment=_environment(runtime_name, ordered, notes, catalog,
+                                            options.runtime_options.get("image")),
                    started_at=started, duration_s=time.monotonic() - t0, tool_version=__version__,
-                   extra={"resumed": sum(g.resumed for g in ordered)} if store is not None else {})
+                   extra=_extra(ordered, store is not None))
     if interrupted:
         raise Interrupted(f"interrupted: {len(ordered)} of {len(items)} submissions graded"
                           + (f"; rerun with --results-dir {batch.results_dir} to grade the rest"
                              if store is not None else ""), run=run)
     return run
+
+
+def _extra(graded: list[Graded], resumable: bool) -> dict:
+    extra: dict = {"resumed": sum(g.resumed for g in graded)} if resumable else {}
+    progress = {g.submission.name: g.environment["progress"] for g in graded if g.environment.get("progress")}
+    if progress:
+        extra["progress"] = progress
+    return extra
 
 
 def _resolve(options, catalog: Catalog) -> tuple[str, str | None]:
@@ -275,7 +292,8 @@ def _resolve(options, catalog: Catalog) -> tuple[str, str | None]:
     return resolve_runtime(options.runtime, image)
 
 
-def _environment(runtime: str, graded: list[Graded], notes: list[str], catalog: Catalog) -> Environment:
+def _environment(runtime: str, graded: list[Graded], notes: list[str], catalog: Catalog,
+                 image: str | None = None) -> Environment:
     env = next((g.environment for g in graded if g.environment.get("torch")), {})
     all_notes = list(notes)
     for g in graded:
@@ -287,7 +305,8 @@ def _environment(runtime: str, graded: list[Graded], notes: list[str], catalog: 
     extra = {}
     if "exercise_root" in {f.name for f in dataclasses.fields(Environment)}:
         extra["exercise_root"] = (str(catalog.root) if runtime == "local" else
-                                  "the grading image" if runtime.startswith("docker") else f"the Ray nodes ({runtime})")
+                                  f"the grading image {image or 'torch-grader:latest'}" if runtime == "docker"
+                                  else f"the Ray nodes ({runtime})")
     return Environment(runtime=runtime, python=platform.python_version(), torch=env.get("torch", ""),
                        cuda=env.get("cuda"), gpus=tuple(env.get("gpus", [])), protections=tuple(protections),
                        notes=tuple(all_notes), **extra)
