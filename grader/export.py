@@ -67,9 +67,13 @@ class Bundle:
     skipped: dict[str, str]  # exercises that could not be loaded -> why (left out of the bundle)
 
 
-def export_bundle(out: Path, *, exercises: list[str] | None = None, root: Path | None = None) -> Bundle:
+def export_bundle(out: Path, *, exercises: list[str] | None = None, root: Path | None = None,
+                  notebooks: bool = False, record_progress: bool = False) -> Bundle:
     """Write the candidate bundle of `exercises` (refs; None: all) to `out`, which must not exist
-    or be empty. Raises UsageError for a bad `out` and ExportError when the scan finds hidden content."""
+    or be empty; with `notebooks`, each stub also as a notebook paired with it by jupytext (see
+    `grader.notebooks.stubs`). `record_progress`: the bundle's watch/check runs append to a
+    progress record that is submitted with the candidate's files (see grader.practice.state).
+    Raises UsageError for a bad `out` and ExportError when the scan finds hidden content."""
     out = Path(out).resolve()
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out} exists and is not an empty folder: choose a new folder for the bundle")
@@ -81,7 +85,9 @@ def export_bundle(out: Path, *, exercises: list[str] | None = None, root: Path |
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     staging.chmod(0o755)  # mkdtemp's 0700 would make the bundle private to this user
     try:
-        _write(staging, catalog, chosen)
+        _write(staging, catalog, chosen, record_progress)
+        if notebooks:
+            _write_notebooks(staging, chosen)
         secrets = secret_lines(catalog.root)
         leaks = forbidden_paths(staging) + find_leaks(staging, secrets)
         if leaks:
@@ -101,13 +107,16 @@ def export_bundle(out: Path, *, exercises: list[str] | None = None, root: Path |
 
 # --- writing ---------------------------------------------------------------------------------------
 
-def _write(dest: Path, catalog: Catalog, chosen: list[Exercise]) -> None:
+def _write(dest: Path, catalog: Catalog, chosen: list[Exercise], record_progress: bool = False) -> None:
+    from grader.practice import bundle as practice_bundle
+
     for ex in chosen:
         target = dest / "exercises" / ex.track / ex.id
         target.mkdir(parents=True)
         (target / "README.md").write_text(candidate_readme(ex.dir / "README.md"), encoding="utf-8")
-        for path in (ex.dir / "exercise.toml", ex.stub, ex.public_tests):
+        for path in (ex.dir / "exercise.toml", ex.stub, ex.public_tests, *practice_bundle.hint_files(ex)):
             shutil.copyfile(path, target / path.name)
+    practice_bundle.write_practice_files(dest, chosen, record_progress)
     shutil.copytree(PACKAGE_DIR, dest / "grader", ignore=_IGNORED_IN_PACKAGE)
     constraints = catalog.root / "constraints.txt"
     if constraints.is_file():
@@ -116,11 +125,34 @@ def _write(dest: Path, catalog: Catalog, chosen: list[Exercise]) -> None:
         (dest / "constraints.txt").write_text("", encoding="utf-8")
     values = {"version": grader.__version__, "dependencies": _dependencies(), "exercises": _exercise_table(chosen),
               "first": f"{chosen[0].number:02d}", "first_stub": f"exercises/{chosen[0].layout_path}",
-              "points": f"{sum(ex.points for ex in chosen):g}", "count": str(len(chosen))}
+              "points": f"{sum(ex.points for ex in chosen):g}", "count": str(len(chosen)),
+              "progress_notice": practice_bundle.progress_notice(record_progress)}
     (dest / "README.md").write_text(_fill(TEMPLATES / "README.md.tmpl", values), encoding="utf-8")
     (dest / "pyproject.toml").write_text(_fill(TEMPLATES / "pyproject.toml.tmpl", values), encoding="utf-8")
     shutil.copyfile(TEMPLATES / "gitignore", dest / ".gitignore")
     shutil.copytree(TEMPLATES / "workflows", dest / ".github" / "workflows")
+
+
+def _write_notebooks(dest: Path, chosen: list[Exercise]) -> None:
+    from grader.notebooks.stubs import write_pair
+
+    for ex in chosen:
+        target = dest / "exercises" / ex.track / ex.id
+        write_pair(candidate_readme(ex.dir / "README.md"), ex.stub, target)
+    with open(dest / "README.md", "a", encoding="utf-8") as readme:
+        readme.write(NOTEBOOK_README)
+
+
+NOTEBOOK_README = """
+## Working in a notebook
+
+Each exercise also comes as a Jupyter notebook next to its `.py` file (`{name}.ipynb`: the
+question first, then the stub's code cells). The two are paired by jupytext: with jupytext in your
+Jupyter (`pip install jupytext`), saving the notebook updates the `.py` too; in plain Jupyter or
+Colab, edit and save the notebook only. `grader check` grades whichever of the two you saved last.
+Add cells as you like: cells tagged `grader:skip` (or starting with `# grader: skip`) are not
+graded, nor run by the grader; IPython magics and `!` commands are ignored there.
+"""
 
 
 def split_readme(text: str) -> tuple[list[str], list[str]]:
@@ -178,6 +210,10 @@ def _significant(line: str) -> str | None:
 
 
 def _lines(path: Path) -> list[str]:
+    if path.suffix == ".ipynb":  # JSON: the lines are inside its strings
+        from grader.notebooks.stubs import notebook_lines
+
+        return notebook_lines(path)
     return path.read_text(encoding="utf-8", errors="replace").splitlines()
 
 

@@ -4,8 +4,9 @@ For every exercise: the reference solution and every alternative solution
 (`solutions/<track>/<id>/alternatives/*.py`) score 100 %, the untouched stub and the trivial answers
 of `grader.trivial` (every function returning None, 0, an empty tensor or its input) score 0, and every
 known mistake (`solutions/<track>/<id>/mistakes/*.py`) scores below the maximum and fails each
-check its docstring names on a line `Caught by: test_a, test_b`. Everything is graded in one
-judge session (candidates are parametrized), so validating all exercises costs one torch import.
+check its docstring names on a line `Caught by: test_a, test_b`. The exercises are shared out over
+one judge session per core (`jobs`), in which the candidates are parametrized: validating every
+exercise costs one torch import per judge.
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from __future__ import annotations
 import ast
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.catalog import Catalog, Exercise, require_hidden_tests
 from grader.errors import GraderError
 from grader.grading import build_exercise
+from grader.parallel import run_split
 from grader.results import ExerciseResult
 from grader.runtimes import JudgeJob, get_runtime
 from grader.runtimes.base import Candidate
@@ -63,6 +66,22 @@ class ExerciseValidation:
         return not self.problems
 
 
+def _counter(progress: Progress) -> Callable[[dict], None]:
+    collected: dict[str, int] = {}
+    done: dict[str, int] = {}
+
+    def on_record(record: dict) -> None:
+        ex_id = record.get("exercise")
+        if not isinstance(ex_id, str):
+            return
+        if record.get("type") == "collected":
+            collected[ex_id] = collected.get(ex_id, 0) + 1
+        elif record.get("type") == "check":
+            done[ex_id] = done.get(ex_id, 0) + 1
+            progress(ex_id, done[ex_id], collected.get(ex_id, 0))
+    return on_record
+
+
 def _base(name: str) -> str:
     return name.split("[", 1)[0]
 
@@ -88,6 +107,9 @@ def judge_mistake(path: Path, result: ExerciseResult) -> MistakeVerdict:
     return verdict
 
 
+Progress = Callable[[str, int, int], None]  # (exercise id, checks finished, checks collected)
+
+
 def alternatives(ex: Exercise) -> list[Path]:
     """Other correct solutions, each required to score 100 %: solutions/<track>/<id>/alternatives/*.py."""
     folder = ex.solutions_dir / "alternatives"
@@ -95,13 +117,18 @@ def alternatives(ex: Exercise) -> list[Path]:
 
 
 def validate(exercises: list[str] | None = None, root: Path | None = None, timeout_s: float | None = None,
-             runtime: str = "local") -> list[ExerciseValidation]:
+             runtime: str = "local", progress: Progress | None = None,
+             jobs: int | None = None) -> list[ExerciseValidation]:
+    """Validate `exercises` (refs; None: all). `progress(exercise_id, done, total)` is called as each
+    check of an exercise finishes (reference, stub, mistakes, alternatives and trivial answers
+    together), when given. `jobs`: judges run at once, each over a share of the exercises
+    (default: the cores available; see `grader.parallel`)."""
     with tempfile.TemporaryDirectory(prefix="grader-trivial-") as tmp:
-        return _validate(exercises, root, timeout_s, runtime, Path(tmp))
+        return _validate(exercises, root, timeout_s, runtime, Path(tmp), progress, jobs)
 
 
 def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float | None, runtime: str,
-              tmp: Path) -> list[ExerciseValidation]:
+              tmp: Path, progress: Progress | None = None, jobs: int | None = None) -> list[ExerciseValidation]:
     catalog = Catalog.load(root)
     selected = catalog.select(exercises)
     if not any(ex.has_hidden_tests for ex in selected):  # a candidate bundle: nothing to validate here
@@ -126,8 +153,9 @@ def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float |
     for ex in missing_refs:
         candidates["reference"][ex.id] = {"path": None, "problem": f"no reference solution at {ex.reference}"}
     job = JudgeJob(root=catalog.root, exercises=selected,
-                   candidates=[Candidate(label, files) for label, files in candidates.items()], timeout_s=timeout_s)
-    output = get_runtime(runtime).run(job)
+                   candidates=[Candidate(label, files) for label, files in candidates.items()], timeout_s=timeout_s,
+                   on_record=_counter(progress) if progress else None)
+    output = run_split(get_runtime(runtime), job, jobs)
 
     def result(label: str, ex: Exercise, path: Path) -> ExerciseResult:
         entry = candidates[label][ex.id]
