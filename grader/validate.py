@@ -204,7 +204,8 @@ def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float |
                     problems.append(f"a trivial answer ({TRIVIAL[kind]}) scores {got.score:g}: "
                                     f"{', '.join(passing[:8])} must check the result's type and value")
         verdicts = []
-        for mistake in ex.mistakes:
+        for mistake in [Path(files[ex.id]["path"]) for label, files in candidates.items()
+                        if label.startswith("mistake-") and ex.id in files]:  # as graded, not as now on disk
             verdict = judge_mistake(mistake, result(f"mistake-{mistake.stem}", ex, mistake))
             problems += verdict.problems
             verdicts.append(verdict)

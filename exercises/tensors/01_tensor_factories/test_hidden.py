@@ -124,6 +124,27 @@ def test_standard_dtypes(sub):
         assert_dtype(out[key], dtype, what=f"standard_tensors(6)[{key!r}]")
 
 
+@check("dtype")
+def test_dtypes_whatever_the_default(sub):
+    # "f32" in the docstring is float32, not "the default dtype": a caller may have set another.
+    def under_float64_default(mod):
+        previous = torch.get_default_dtype()
+        torch.set_default_dtype(torch.float64)
+        try:
+            out = mod.standard_tensors(4)
+        finally:
+            torch.set_default_dtype(previous)
+        return {k: v.dtype for k, v in out.items()} if isinstance(out, dict) else type(out).__name__
+
+    dtypes = sub.probe(under_float64_default, sub)
+    assert isinstance(dtypes, dict), f"standard_tensors returned {dtypes}, not a dict"
+    expected = {"zeros": torch.float32, "eye": torch.float32, "arange": torch.int64,
+                "linspace": torch.float32, "randn": torch.float32}
+    wrong = {k: str(dtypes.get(k)) for k, d in expected.items() if dtypes.get(k) != d}
+    assert not wrong, (f"with torch.set_default_dtype(torch.float64), standard_tensors(4) gave {wrong}: "
+                       "pass dtype=torch.float32 explicitly")
+
+
 @check("value", weight=2)
 def test_standard_values(sub):
     n = 7
