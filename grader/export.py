@@ -68,11 +68,12 @@ class Bundle:
 
 
 def export_bundle(out: Path, *, exercises: list[str] | None = None, root: Path | None = None,
-                  record_progress: bool = False) -> Bundle:
+                  notebooks: bool = False, record_progress: bool = False) -> Bundle:
     """Write the candidate bundle of `exercises` (refs; None: all) to `out`, which must not exist
-    or be empty. `record_progress`: the bundle's watch/check runs append to a progress record that
-    is submitted with the candidate's files (see grader.practice.state). Raises UsageError for a
-    bad `out` and ExportError when the scan finds hidden content."""
+    or be empty; with `notebooks`, each stub also as a notebook paired with it by jupytext (see
+    `grader.notebooks.stubs`). `record_progress`: the bundle's watch/check runs append to a
+    progress record that is submitted with the candidate's files (see grader.practice.state).
+    Raises UsageError for a bad `out` and ExportError when the scan finds hidden content."""
     out = Path(out).resolve()
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out} exists and is not an empty folder: choose a new folder for the bundle")
@@ -85,6 +86,8 @@ def export_bundle(out: Path, *, exercises: list[str] | None = None, root: Path |
     staging.chmod(0o755)  # mkdtemp's 0700 would make the bundle private to this user
     try:
         _write(staging, catalog, chosen, record_progress)
+        if notebooks:
+            _write_notebooks(staging, chosen)
         secrets = secret_lines(catalog.root)
         leaks = forbidden_paths(staging) + find_leaks(staging, secrets)
         if leaks:
@@ -128,6 +131,28 @@ def _write(dest: Path, catalog: Catalog, chosen: list[Exercise], record_progress
     (dest / "pyproject.toml").write_text(_fill(TEMPLATES / "pyproject.toml.tmpl", values), encoding="utf-8")
     shutil.copyfile(TEMPLATES / "gitignore", dest / ".gitignore")
     shutil.copytree(TEMPLATES / "workflows", dest / ".github" / "workflows")
+
+
+def _write_notebooks(dest: Path, chosen: list[Exercise]) -> None:
+    from grader.notebooks.stubs import write_pair
+
+    for ex in chosen:
+        target = dest / "exercises" / ex.track / ex.id
+        write_pair(candidate_readme(ex.dir / "README.md"), ex.stub, target)
+    with open(dest / "README.md", "a", encoding="utf-8") as readme:
+        readme.write(NOTEBOOK_README)
+
+
+NOTEBOOK_README = """
+## Working in a notebook
+
+Each exercise also comes as a Jupyter notebook next to its `.py` file (`{name}.ipynb`: the
+question first, then the stub's code cells). The two are paired by jupytext: with jupytext in your
+Jupyter (`pip install jupytext`), saving the notebook updates the `.py` too; in plain Jupyter or
+Colab, edit and save the notebook only. `grader check` grades whichever of the two you saved last.
+Add cells as you like: cells tagged `grader:skip` (or starting with `# grader: skip`) are not
+graded, nor run by the grader; IPython magics and `!` commands are ignored there.
+"""
 
 
 def split_readme(text: str) -> tuple[list[str], list[str]]:
@@ -185,6 +210,10 @@ def _significant(line: str) -> str | None:
 
 
 def _lines(path: Path) -> list[str]:
+    if path.suffix == ".ipynb":  # JSON: the lines are inside its strings
+        from grader.notebooks.stubs import notebook_lines
+
+        return notebook_lines(path)
     return path.read_text(encoding="utf-8", errors="replace").splitlines()
 
 

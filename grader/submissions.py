@@ -3,7 +3,8 @@
 A submission is a folder, a single .py file, or a .zip / .tar.gz archive (unpacked safely: no
 absolute paths, no `..`, no links, no devices; caps on size, file count and compression ratio).
 Candidate files are found by the exercise layout (`<track>/<NN_name>/<name>.py`, at any depth) or,
-failing that, by a unique `<name>.py` anywhere in the submission.
+failing that, by a unique `<name>.py` anywhere in the submission. Jupyter notebooks are accepted
+wherever a .py file is (`<name>.ipynb`, or cells marked for exercises): see `grader.notebooks`.
 """
 
 from __future__ import annotations
@@ -13,13 +14,16 @@ import stat
 import tarfile
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from grader import notebooks
 from grader.catalog import Exercise
 from grader.errors import SubmissionError, UsageError
+from grader.notebooks import NotebookSource
 
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
 MAX_FILES = 5000
@@ -34,6 +38,7 @@ class CandidateFile:
     exercise: str
     path: Path | None
     problem: str | None = None
+    notebook: NotebookSource | None = None  # set when the code comes from a notebook (grader.notebooks)
 
     def to_spec(self) -> dict:
         return {"path": str(self.path) if self.path else None, "problem": self.problem}
@@ -41,7 +46,7 @@ class CandidateFile:
 
 def submission_name(path: Path) -> str:
     name = path.name
-    for suffix in (".tar.gz", ".tgz", ".zip", ".py"):
+    for suffix in (".tar.gz", ".tgz", ".zip", ".py", ".ipynb"):
         if name.endswith(suffix):
             return name[: -len(suffix)]
     return name
@@ -49,19 +54,20 @@ def submission_name(path: Path) -> str:
 
 @contextmanager
 def opened(path: Path) -> Iterator[Path]:
-    """Yield a folder (or a single .py file) holding the submission; archives are unpacked to a
+    """Yield a folder (or a single .py or .ipynb file) holding the submission; archives are unpacked to a
     temporary folder removed afterwards."""
     path = Path(path)
     if not path.exists():
         raise UsageError(f"submission not found: {path}")
-    if path.is_dir() or path.suffix == ".py":
+    if path.is_dir() or path.suffix in (".py", ".ipynb"):
         if path.is_file():
             _check_readable(path)
         yield path.resolve()
         return
     name = path.name
     if not (name.endswith((".zip", ".tar.gz", ".tgz"))):
-        raise UsageError(f"{path}: a submission is a folder, a .py file, a .zip or a .tar.gz archive")
+        raise UsageError(f"{path}: a submission is a folder, a .py file, a notebook (.ipynb), a .zip or a .tar.gz "
+                         f"archive")
     with tempfile.TemporaryDirectory(prefix="grader-submission-") as tmp:
         dest = Path(tmp) / submission_name(path)
         dest.mkdir()
@@ -112,8 +118,9 @@ def _unzip(archive: Path, dest: Path) -> None:
             try:
                 with zf.open(info) as src, open(target, "wb") as out:
                     _copy_capped(src, out, info.file_size, archive)
-            except (zipfile.BadZipFile, OSError, EOFError) as exc:
-                raise SubmissionError(f"{archive}: corrupt member {info.filename!r} ({exc})") from None
+            except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
+                raise SubmissionError(f"{archive}: corrupt member {info.filename!r} ({exc}): re-create the "
+                                      f"archive and try again") from None
 
 
 def _copy_capped(src, out, declared: int, archive: Path) -> None:
@@ -127,13 +134,16 @@ def _copy_capped(src, out, declared: int, archive: Path) -> None:
 
 def _untar(archive: Path, dest: Path) -> None:
     try:
-        tf = tarfile.open(archive, "r:*")
-    except (tarfile.TarError, OSError, EOFError) as exc:
-        raise SubmissionError(f"{archive}: not a readable tar archive ({exc}): re-create it and try again") from None
+        # by its name: "r:*" tries every compression and reports each failure (a multi-line dump)
+        tf = tarfile.open(archive, "r:gz" if archive.name.endswith((".tar.gz", ".tgz")) else "r:*")
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+        reason = str(exc).splitlines()[0].rstrip(":") or type(exc).__name__
+        raise SubmissionError(f"{archive}: not a readable tar archive ({reason}): re-create it (e.g. "
+                              f"tar czf submission.tar.gz FOLDER) and try again") from None
     with tf:
         try:
             members = tf.getmembers()
-        except (tarfile.TarError, OSError, EOFError) as exc:
+        except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
             raise SubmissionError(f"{archive}: corrupt tar archive ({exc})") from None
         if len(members) > MAX_FILES:
             raise SubmissionError(f"{archive}: refused: {len(members)} members (the limit is {MAX_FILES})")
@@ -149,7 +159,7 @@ def _untar(archive: Path, dest: Path) -> None:
                 raise SubmissionError(f"{archive}: refused: unpacks to more than {MAX_TOTAL_BYTES >> 20} MiB")
         try:
             tf.extractall(dest, members=members, filter="data")
-        except (tarfile.TarError, OSError, EOFError) as exc:
+        except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
             raise SubmissionError(f"{archive}: could not unpack ({exc})") from None
 
 
@@ -169,6 +179,8 @@ def locate(root: Path, exercises: list[Exercise], explicit: bool) -> dict[str, C
     Returns an entry for every exercise that has a file, and — when `explicit` (the user named the
     exercises) — an entry with a problem for every exercise that has none."""
     result: dict[str, CandidateFile] = {}
+    if root.is_file() and root.suffix == ".ipynb":
+        return notebooks.locate(root, exercises, explicit, result, IGNORED_DIRS)
     if root.is_file():
         matching = [ex for ex in exercises if f"{ex.name}.py" == root.name]
         if not matching and len(exercises) == 1 and explicit:
@@ -204,7 +216,7 @@ def locate(root: Path, exercises: list[Exercise], explicit: bool) -> dict[str, C
         elif explicit:
             result[ex.id] = CandidateFile(ex.id, None, f"no {ex.name}.py in the submission (expected at "
                                           f"{ex.layout_path} or anywhere as a unique {ex.name}.py)")
-    return result
+    return notebooks.locate(root, exercises, explicit, result, IGNORED_DIRS)
 
 
 def _ambiguous(ex: Exercise, paths: list[Path], root: Path) -> str:

@@ -133,7 +133,7 @@ def test_corrupt_archives_are_clear_errors(tmp_path):
 def test_unsupported_and_missing_paths(tmp_path):
     other = tmp_path / "notes.txt"
     other.write_text("hi")
-    with pytest.raises(UsageError, match="a submission is a folder, a .py file, a .zip or a .tar.gz"):
+    with pytest.raises(UsageError, match=r"a submission is a folder, a .py file, a notebook \(.ipynb\), a .zip or a .tar.gz"):
         with opened(other):
             pass
     with pytest.raises(UsageError, match="submission not found"):

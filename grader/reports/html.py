@@ -129,7 +129,9 @@ def _kinds(run: GradeRun) -> list[str]:
 
 
 def render(run: GradeRun) -> str:
-    title = f"torch-grader: {fmt_points(run.score)} / {fmt_points(run.max_score)} ({run.percent:g} %)"
+    several = len(run.submissions) > 1  # each scored on its own: no total across different candidates
+    title = (f"torch-grader: {len(run.submissions)} submissions" if several else
+             f"torch-grader: {fmt_points(run.score)} / {fmt_points(run.max_score)} ({run.percent:g} %)")
     anchors = [_anchor(i, sub.name) for i, sub in enumerate(run.submissions, 1)]
     kinds = _kinds(run)
     parts = [
@@ -146,6 +148,7 @@ def render(run: GradeRun) -> str:
         "<body>",
         "<header>",
         "<h1>torch-grader report</h1>",
+        '<p class="total">Each submission is scored on its own: see the overview.</p>' if several else
         f'<p class="total" id="total">Total: <span data-field="score">{fmt_points(run.score)}</span> / '
         f'<span data-field="max-score">{fmt_points(run.max_score)}</span> '
         f'(<span data-field="percent">{run.percent:g}</span> %)</p>',
@@ -167,6 +170,8 @@ def _environment(env: Environment, run: GradeRun) -> str:
     gpu = f"CUDA {env.cuda} · {env.gpu_summary}" if env.cuda and env.gpus else env.gpu_summary
     rows = [("Runtime", "runtime", env.runtime), ("Python", "python", env.python or "?"),
             ("torch", "torch", env.torch or "?"), ("CUDA / GPU", "gpu", gpu)]
+    if env.exercise_root:
+        rows.append(("Exercises from", "exercise-root", env.exercise_root))
     items = [f'<dt>{label}</dt><dd data-field="{field}">{_e(value)}</dd>' for label, field, value in rows]
     protections = "".join(f"<li>{_e(p)}</li>" for p in env.protections) or "<li>none reported</li>"
     items.append(f'<dt>Protections</dt><dd data-field="protections"><ul>{protections}</ul></dd>')
@@ -246,7 +251,7 @@ def _submission(sub: SubmissionResult, anchor: str, kinds: list[str]) -> str:
     if flagged:
         out.append("<h3>Tampering flags</h3>")
         out.append('<ul class="flags">' + "".join(
-            f'<li data-exercise="{_e(ex.id)}">{_e(ex.id)} line {f.line}: {_e(f.message)}</li>' for ex, f in flagged)
+            f'<li data-exercise="{_e(ex.id)}">{_e(ex.id)} {f.where}: {_e(f.message)}</li>' for ex, f in flagged)
             + "</ul>")
     failing = [(ex, c) for ex in sub.exercises for c in ex.checks if c.outcome in ("failed", "error")]
     if failing:

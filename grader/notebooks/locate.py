@@ -1,0 +1,183 @@
+"""Finding each exercise's notebook in a submission, writing the generated modules, and showing
+the judge's results at notebook cells and lines (see `grader.notebooks`)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from grader.catalog import Exercise
+from grader.notebooks.cells import (
+    Cell,
+    LineMap,
+    NotebookProblem,
+    cells_for,
+    convert,
+    is_tagged,
+    marked_exercises,
+    read_cells,
+    rewrite,
+    write_module,
+)
+
+if TYPE_CHECKING:
+    from grader.results import ExerciseResult
+    from grader.submissions import CandidateFile
+
+MAX_NOTEBOOKS = 200  # notebooks read per submission
+
+
+@dataclass(frozen=True)
+class NotebookSource:
+    """Where an exercise's code comes from when it is a notebook (kept on its `CandidateFile`)."""
+
+    path: Path  # the .ipynb
+    shown: str  # as shown to people, relative to the submission
+    cells: tuple[Cell, ...] = ()
+    linemap: LineMap | None = None  # set once converted
+    flags: tuple[dict, ...] = ()
+
+
+def _notebooks(root: Path, ignored: set[str]) -> list[Path]:
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d not in ignored)
+        found += [Path(dirpath) / f for f in sorted(filenames) if f.endswith(".ipynb")]
+    return [p for p in found if not p.is_symlink()][:MAX_NOTEBOOKS]
+
+
+def locate(root: Path, exercises: list[Exercise], explicit: bool, found: dict[str, CandidateFile],
+           ignored: set[str]) -> dict[str, CandidateFile]:
+    """Add notebook candidates to `found` (exercise id -> CandidateFile from the .py search).
+
+    An exercise without a .py file takes its notebook; with both, the more recently modified one
+    is graded (a notebook paired with jupytext is saved with its .py, so either is right)."""
+    from grader.submissions import CandidateFile
+
+    single = root.is_file()
+    paths = [root] if single else _notebooks(root, ignored)
+    if not paths:
+        return found
+    read: dict[Path, list[Cell] | str] = {}
+    for path in paths:
+        shown = path.name if single else str(path.relative_to(root))
+        try:
+            read[path] = read_cells(path, shown)
+        except NotebookProblem as exc:
+            read[path] = str(exc)
+    result = dict(found)
+    for ex in exercises:
+        options = []
+        for path, cells in read.items():
+            named = path.stem == ex.name or (single and explicit and len(exercises) == 1)
+            if isinstance(cells, str):
+                if named:
+                    options.append((path, cells))
+            elif is_tagged(cells) and marked_exercises(cells, [ex]):
+                options.append((path, cells))
+            elif named and not is_tagged(cells):
+                options.append((path, cells))
+        if not options:
+            current = result.get(ex.id)
+            if single and explicit:
+                result[ex.id] = CandidateFile(ex.id, None, f"the submission is the notebook {root.name}, which is "
+                                              f"not {ex.name}.ipynb and marks no cells `grader:{ex.number:02d}`")
+            elif current is not None and current.path is None and current.problem.startswith("no "):
+                result[ex.id] = CandidateFile(ex.id, None, current.problem.replace(
+                    f"no {ex.name}.py in the submission",
+                    f"no {ex.name}.py or {ex.name}.ipynb, nor notebook cells marked `grader:{ex.number:02d}`, "
+                    f"in the submission", 1))
+            continue
+        if len(options) > 1:
+            layout = [o for o in options if o[0].as_posix().endswith(f"/{ex.track}/{ex.id}/{ex.name}.ipynb")]
+            options = layout if len(layout) == 1 else options
+        if len(options) > 1:
+            shown = ", ".join(str(p.relative_to(root)) for p, _ in options[:4])
+            result[ex.id] = CandidateFile(ex.id, None, f"several notebooks hold {ex.id} ({shown}): keep one")
+            continue
+        path, cells = options[0]
+        shown = path.name if single else str(path.relative_to(root))
+        current = result.get(ex.id)
+        if current is not None and current.path is not None and not single:
+            if _mtime(current.path) >= _mtime(path):
+                continue  # the .py is as new as the notebook: it is graded
+        if isinstance(cells, str):
+            result[ex.id] = CandidateFile(ex.id, None, cells)
+        else:
+            result[ex.id] = CandidateFile(ex.id, path, notebook=NotebookSource(path, shown, tuple(cells_for(cells, ex))))
+    return result
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
+
+
+def materialize(files: dict[str, CandidateFile], exercises: list[Exercise], folder: Path
+                ) -> dict[str, CandidateFile]:
+    """Convert every notebook candidate in `files` to a generated module under `folder` (one
+    sub-folder per exercise). Returns the files with generated paths, line maps and flags; a
+    notebook that cannot be converted becomes the exercise's problem."""
+    from grader.submissions import CandidateFile
+
+    by_id = {ex.id: ex for ex in exercises}
+    out = {}
+    for ex_id, cand in files.items():
+        source = cand.notebook
+        if source is None or cand.path is None or ex_id not in by_id:
+            out[ex_id] = cand
+            continue
+        ex = by_id[ex_id]
+        if not source.cells:
+            out[ex_id] = CandidateFile(ex_id, None, f"{source.shown} has no code cells for {ex.id}")
+            continue
+        converted = convert(list(source.cells), source.shown)
+        generated = write_module(converted, folder / ex_id, ex.name)
+        out[ex_id] = CandidateFile(ex_id, generated, notebook=NotebookSource(
+            source.path, source.shown, source.cells, converted.linemap, tuple(converted.flags)))
+    return out
+
+
+def candidate_root(root: Path, files: dict[str, CandidateFile], folder: Path) -> Path:
+    """What the runtimes treat as the submission's root: the folder of generated modules when the
+    submission is a single notebook, else the submission itself."""
+    return folder if root.is_file() and root.suffix == ".ipynb" else root
+
+
+def prepare(root: Path, files: dict[str, CandidateFile], exercises: list[Exercise], stack: ExitStack
+            ) -> tuple[dict[str, CandidateFile], Path]:
+    """Convert the notebooks among `files` into generated modules (in a temporary folder that
+    `stack` removes). Returns the files and the root the runtimes should treat as the submission."""
+    if not any(cand.notebook is not None for cand in files.values()):
+        return files, root
+    folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="grader-notebooks-")))
+    os.chmod(folder, 0o755)  # the container's judge and worker users read it through a bind mount
+    files = materialize(files, exercises, folder)
+    return files, candidate_root(root, files, folder)
+
+
+def map_result(result: ExerciseResult, cand: CandidateFile) -> ExerciseResult:
+    """An ExerciseResult computed on a generated module, shown at notebook cells and lines: the file
+    is the notebook, messages and flags point at cells, and conversion flags (magics dropped, cells
+    left out) are added."""
+    from grader.results import Flag
+
+    source = cand.notebook
+    if source is None or source.linemap is None or cand.path is None:
+        return result
+    linemap, generated = source.linemap, cand.path
+    checks = tuple(dataclasses.replace(c, message=rewrite(c.message, linemap, generated)) for c in result.checks)
+    flags = [Flag(f["line"], f["message"], cell=f["cell"]) for f in source.flags]
+    for flag in result.flags:
+        cell, line = linemap.cell_line(flag.line)
+        flags.append(Flag(line, rewrite(flag.message, linemap, generated), cell=cell))
+    flags.sort(key=lambda f: (f.cell or 0, f.line, f.message))
+    problem = rewrite(result.problem, linemap, generated) if result.problem else None
+    return dataclasses.replace(result, file=source.shown, checks=checks, flags=tuple(flags), problem=problem)
