@@ -35,6 +35,7 @@ from pathlib import Path
 from grader import __version__
 from grader.catalog import Catalog, Exercise, require_hidden_tests
 from grader.errors import GraderError, Interrupted, RuntimeUnavailable, UsageError
+from grader.practice.state import read_progress
 from grader.results import Environment, GradeRun, SubmissionResult
 from grader.resultstore import Graded, ResultStore, result_key, settings_digest
 from grader.runtimes import JudgeJob, JudgeOutput, Runtime, get_runtime, resolve_runtime
@@ -146,6 +147,8 @@ def grade_one(item: WorkItem, ctx: BatchContext, runtime: Runtime, run_kwargs: C
             environment = {"torch": str(env.get("torch", "")), "cuda": env.get("cuda"),
                            "gpus": list(env.get("gpus", [])), "protections": list(output.protections),
                            "notes": list(output.notes)}
+            if entries := read_progress(root):  # a --record-progress bundle's record (unverified)
+                environment["progress"] = entries
             return Graded(sub, environment, infrastructure=output.infrastructure,
                           duration_s=time.monotonic() - t0)
     except GraderError as exc:
@@ -256,7 +259,7 @@ def grade_batch(paths: list[Path], options, batch: BatchOptions) -> GradeRun:
     run = GradeRun(submissions=tuple(g.submission for g in ordered),
                    environment=_environment(runtime_name, ordered, notes, catalog),
                    started_at=started, duration_s=time.monotonic() - t0, tool_version=__version__,
-                   extra={"resumed": sum(g.resumed for g in ordered)} if store is not None else {})
+                   extra=_extra(ordered, store is not None))
     if interrupted:
         raise Interrupted(f"interrupted: {len(ordered)} of {len(items)} submissions graded"
                           + (f"; rerun with --results-dir {batch.results_dir} to grade the rest"
@@ -273,6 +276,14 @@ def _resolve(options, catalog: Catalog) -> tuple[str, str | None]:
         return resolve_runtime(options.runtime, image, catalog.root,
                                bool(options.runtime_options.get("allow_stale_image")))
     return resolve_runtime(options.runtime, image)
+
+
+def _extra(graded: list[Graded], stored: bool) -> dict:
+    extra: dict = {"resumed": sum(g.resumed for g in graded)} if stored else {}
+    progress = {g.submission.name: g.environment["progress"] for g in graded if g.environment.get("progress")}
+    if progress:  # the HTML report's progress timelines (grader.practice.timeline)
+        extra["progress"] = progress
+    return extra
 
 
 def _environment(runtime: str, graded: list[Graded], notes: list[str], catalog: Catalog) -> Environment:
