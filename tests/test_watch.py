@@ -274,6 +274,16 @@ class TestPlain:
         save(bundle / STUB_REL, REF.read_text())
         child.expect(r"3/3 checks passed")
 
+    def test_a_crashed_warm_judge_is_restarted_and_reruns(self, session):
+        child, _, tmp = session
+        servers = [line.split(":")[0] for line in leftovers(tmp) if "grader.practice.server" in line]
+        assert len(servers) == 1, leftovers(tmp)
+        os.kill(int(servers[0]), signal.SIGKILL)
+        child.expect(r"--- 05_broadcast_bias · judge restarted · ")
+        child.expect(r"3/3 checks passed")
+        child.expect(r"the warm judge stopped \(status -9\): restarting it")
+        assert not any(line.startswith(f"{servers[0]}:") for line in leftovers(tmp))
+
     def test_ctrl_c_exits_130_and_leaves_no_process(self, session):
         child, bundle, tmp = session
         save(bundle / STUB_REL, REF.read_text().replace("return x + bias\n", "while True:\n        pass\n"))

@@ -108,7 +108,11 @@ class WarmJudge:
             tail = self.log_path.read_bytes()[-1500:].decode(errors="replace").strip()
         except OSError:
             tail = ""
-        return f"the warm judge stopped (status {self.proc.poll()})" + (f": {tail}" if tail else "")
+        try:
+            status = self.proc.wait(timeout=2)  # its output closed: it is exiting
+        except subprocess.TimeoutExpired:
+            status = None
+        return f"the warm judge stopped (status {status})" + (f": {tail}" if tail else "")
 
     def close(self) -> None:
         """End the server, its running check and its fork server with every worker: nothing is
