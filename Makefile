@@ -5,16 +5,23 @@ BIN := $(VENV)/bin
 
 .PHONY: demo test install lint docs clean
 
+# The grader and what it needs to run (all that `make demo` installs)...
 $(BIN)/grader: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e .
 	touch $@
 
-install: $(BIN)/grader
+# ...and what `make test` needs besides: the development tools (ruff, cog, actionlint, playwright,
+# ray, pexpect) and the exercises' extra (onnx, onnxruntime, onnxscript, tensorboard).
+$(VENV)/.dev-installed: $(BIN)/grader
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev,exercises]'
+	touch $@
+
+install: $(VENV)/.dev-installed
 
 ## demo: grade the bundled sample submission on the local runtime; reports go to reports/
-demo: install
+demo: $(BIN)/grader
 	$(BIN)/grader grade examples/sample_submission --runtime local \
 		--json reports/report.json --junit reports/junit.xml \
 		--gradescope reports/results.json --markdown reports/summary.md --html reports/report.html

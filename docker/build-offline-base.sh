@@ -34,8 +34,8 @@ rootfs=$(mktemp -d /tmp/grader-rootfs.XXXXXX)
 ctx=$(mktemp -d /tmp/grader-basectx.XXXXXX)
 trap 'rm -rf "$rootfs" "$ctx"' EXIT
 
-echo "== debootstrap $SUITE (minbase + python3) into $rootfs"
-debootstrap --variant=minbase --include=python3,python3-pip,passwd,ca-certificates "$SUITE" "$rootfs" "$MIRROR" \
+echo "== debootstrap $SUITE (minbase + python3 + g++ for torch.compile) into $rootfs"
+debootstrap --variant=minbase --include=python3,python3-pip,passwd,ca-certificates,g++ "$SUITE" "$rootfs" "$MIRROR" \
   > "$ctx/debootstrap.log" 2>&1 || { tail -30 "$ctx/debootstrap.log"; exit 1; }
 rm -rf "$rootfs"/var/cache/apt/archives/*.deb "$rootfs"/var/lib/apt/lists/* "$rootfs"/usr/share/doc/* \
   "$rootfs"/usr/share/man/* "$rootfs"/usr/share/locale/*

@@ -18,6 +18,7 @@ from grader.errors import ExerciseDefinitionError, UsageError
 
 DIFFICULTY_POINTS = {"easy": 10, "medium": 20, "hard": 30}
 GPU_POLICIES = ("required", "optional", "no")
+NETWORK_POLICIES = ("none", "loopback")
 CHECK_KINDS = ("shape", "dtype", "value", "grad", "device", "mode", "api", "state", "perf")
 DEFAULT_TIMEOUT_S = 30.0
 EXERCISE_DIR_RE = re.compile(r"^(\d\d)_([a-z0-9_]+)$")
@@ -43,6 +44,8 @@ class Exercise:
     dir: Path
     solutions_dir: Path
     has_hidden_tests: bool = True  # False in a candidate bundle, which ships only the public checks
+    network: str = "loopback"  # loopback: IP sockets on the worker's own loopback (gloo); none: Unix sockets only
+    limits: dict[str, int] = field(default_factory=dict)  # [limits], as Limits fields (bytes, counts)
 
     @property
     def stub(self) -> Path:
@@ -91,7 +94,14 @@ _SCHEMA: dict[str, _Field] = {
     "budget_s": _Field((int, float), required=False),
     "sources": _Field(list, item_type=str),
     "api": _Field(dict, required=False),
+    "network": _Field(str, required=False, choices=NETWORK_POLICIES),
+    "limits": _Field(dict, required=False),
 }
+# [limits]: name in exercise.toml -> (Limits field, multiplier)
+_LIMITS: dict[str, tuple[str, int]] = {"memory_mb": ("memory_bytes", 1 << 20),
+                                       "file_size_mb": ("file_size_bytes", 1 << 20),
+                                       "processes": ("processes", 1)}
+_LIMITS_SCHEMA: dict[str, _Field] = {name: _Field(int, required=False) for name in _LIMITS}
 _API_SCHEMA: dict[str, _Field] = {
     "forbidden": _Field(list, required=False, item_type=str),
     "required": _Field(list, required=False, item_type=str),
@@ -129,8 +139,9 @@ def _validate_table(table: dict, schema: dict[str, _Field], where: Path, prefix:
             raise ExerciseDefinitionError(f"{where}: field '{name}' must be positive, got {value!r}")
 
 
-def load_exercise(folder: Path, solutions_root: Path) -> Exercise:
-    """Read and validate one exercise folder. Raises ExerciseDefinitionError naming the file and field."""
+def load_exercise(folder: Path, solutions_root: Path, allow_missing_stub: bool = False) -> Exercise:
+    """Read and validate one exercise folder. Raises ExerciseDefinitionError naming the file and field.
+    `allow_missing_stub`: load it even when its stub is gone (practice mode offers `grader reset`)."""
     match = EXERCISE_DIR_RE.match(folder.name)
     if not match:
         raise ExerciseDefinitionError(f"{folder}: exercise folders are named NN_name (e.g. 05_broadcast_bias)")
@@ -144,6 +155,8 @@ def load_exercise(folder: Path, solutions_root: Path) -> Exercise:
     _validate_table(data, _SCHEMA, toml_path)
     api = data.get("api", {})
     _validate_table(api, _API_SCHEMA, toml_path, prefix="api.")
+    limits = data.get("limits", {})
+    _validate_table(limits, _LIMITS_SCHEMA, toml_path, prefix="limits.")
     track = data["track"]
     if folder.parent.name != track:
         raise ExerciseDefinitionError(
@@ -168,11 +181,22 @@ def load_exercise(folder: Path, solutions_root: Path) -> Exercise:
         dir=folder,
         solutions_dir=solutions_root / track / folder.name,
         has_hidden_tests=(folder / "test_hidden.py").is_file(),
+        network=data.get("network", "loopback"),
+        limits={_LIMITS[k][0]: v * _LIMITS[k][1] for k, v in limits.items()},
     )
-    for required in (exercise.stub, exercise.public_tests, folder / "README.md"):
+    if not exercise.stub.is_file() and not allow_missing_stub:
+        others = sorted(p.name for p in folder.glob("*.py") if not p.name.startswith("test_"))
+        found = f" (found {', '.join(others)})" if others else ""
+        raise StubMissing(f"{folder}: missing {exercise.stub.name}{found}: the checks import your code from "
+                          f"{exercise.stub.name}; rename your file back to {exercise.stub.name}")
+    for required in (exercise.public_tests, folder / "README.md"):
         if not required.is_file():
             raise ExerciseDefinitionError(f"{folder}: missing {required.name}")
     return exercise
+
+
+class StubMissing(UsageError):
+    """The exercise's stub file is gone (renamed by a candidate): the user's to fix, exit 2."""
 
 
 def require_hidden_tests(exercises: list[Exercise], what_next: str) -> None:
@@ -188,15 +212,24 @@ def require_hidden_tests(exercises: list[Exercise], what_next: str) -> None:
 
 # --- the catalog ----------------------------------------------------------------------------------
 
+def root_origin(root: Path) -> str:
+    """Why `root` is the exercise root, for people who wonder which exercises they are using."""
+    # the order of `grader.roots.discover_root`: the tree you are in, $GRADER_ROOT, the install tree
+    if Path.cwd().resolve().is_relative_to(root):
+        return "the tree you are in"
+    if os.environ.get("GRADER_ROOT") and Path(os.environ["GRADER_ROOT"]).resolve() == root:
+        return "from GRADER_ROOT"
+    if Path(__file__).resolve().parent.parent == root:
+        return "the grader's own checkout"
+    return "given"
+
+
 def default_root() -> Path:
-    """The folder holding exercises/ (and solutions/): $GRADER_ROOT, the source checkout, or the cwd."""
-    env = os.environ.get("GRADER_ROOT")
-    if env:
-        return Path(env).resolve()
-    checkout = Path(__file__).resolve().parent.parent
-    if (checkout / "exercises").is_dir():
-        return checkout
-    return Path.cwd()
+    """The folder holding exercises/ (and solutions/): see `grader.roots` for the discovery rule
+    (the enclosing bundle or checkout, then $GRADER_ROOT, then the install tree)."""
+    from grader.roots import discover_root
+
+    return discover_root()
 
 
 @dataclass
@@ -204,32 +237,48 @@ class Catalog:
     root: Path
     exercises: list[Exercise] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)  # folder name -> why it could not be loaded
+    renamed: set[str] = field(default_factory=set)  # folders whose stub is missing (the user's to fix)
 
     @classmethod
-    def load(cls, root: Path | None = None) -> Catalog:
+    def load(cls, root: Path | None = None, allow_missing_stub: bool = False) -> Catalog:
         root = (root or default_root()).resolve()
         ex_root = root / "exercises"
         if not ex_root.is_dir():
             raise UsageError(
                 f"no exercises/ folder under {root}: run from the grader's checkout or set GRADER_ROOT"
             )
-        exercises, problems = [], {}
+        exercises, problems, renamed = [], {}, set()
         for track in sorted(p for p in ex_root.iterdir() if p.is_dir()):
             for folder in sorted(p for p in track.iterdir() if p.is_dir() and EXERCISE_DIR_RE.match(p.name)):
                 try:
-                    exercises.append(load_exercise(folder, root / "solutions"))
-                except ExerciseDefinitionError as exc:
+                    exercises.append(load_exercise(folder, root / "solutions", allow_missing_stub))
+                except (ExerciseDefinitionError, StubMissing) as exc:
                     # one malformed exercise must not stop the others from being listed or graded
                     problems[folder.name] = str(exc)
+                    if isinstance(exc, StubMissing):
+                        renamed.add(folder.name)
         exercises.sort(key=lambda e: e.number)
-        return cls(root=root, exercises=exercises, problems=problems)
+        return cls(root=root, exercises=exercises, problems=problems, renamed=renamed)
+
+    @property
+    def tracks(self) -> dict[str, list[Exercise]]:
+        """The exercises of each track, in catalog order."""
+        tracks: dict[str, list[Exercise]] = {}
+        for ex in self.exercises:
+            tracks.setdefault(ex.track, []).append(ex)
+        return tracks
 
     def get(self, ref: str) -> Exercise:
         """An exercise named by its folder name, its number ("5", "05") or a unique prefix."""
         ref = ref.strip()
+        if not ref:
+            raise UsageError("an empty exercise name: name an exercise by its number (05), folder or track")
         for ex in self.exercises:
             if ref == ex.id or ref == ex.name:
                 return ex
+        if ref in self.tracks:
+            ids = ", ".join(ex.id for ex in self.tracks[ref])
+            raise UsageError(f"{ref!r} is a track ({ids}): name one exercise of it")
         if ref.isdigit():
             for ex in self.exercises:
                 if ex.number == int(ref):
@@ -237,24 +286,39 @@ class Catalog:
         matches = [ex for ex in self.exercises if ex.id.startswith(ref) or ex.name.startswith(ref)]
         if len(matches) == 1:
             return matches[0]
-        broken = [msg for name, msg in self.problems.items()
+        broken = [(name, msg) for name, msg in self.problems.items()
                   if name == ref or name.startswith(ref) or (ref.isdigit() and name[:2] == f"{int(ref):02d}")]
         if not matches and broken:
-            raise ExerciseDefinitionError(f"exercise {ref!r} cannot be loaded: {broken[0]}")
+            name, msg = broken[0]
+            error = UsageError if name in self.renamed else ExerciseDefinitionError
+            raise error(f"exercise {ref!r} cannot be loaded: {msg}")
         if not matches:
             raise UsageError(f"unknown exercise {ref!r}: see `grader list` for the exercises")
         names = ", ".join(ex.id for ex in matches)
         raise UsageError(f"exercise {ref!r} is ambiguous: it matches {names}")
 
     def select(self, refs: list[str] | tuple[str, ...] | None) -> list[Exercise]:
-        """Resolve refs (each may be a comma list); None or empty means every exercise."""
+        """Resolve refs (each may be a comma list of exercises or track names, such as "05,autograd");
+        None or an empty list means every exercise. Refs that name nothing (``""``, ``",,"``) are a
+        UsageError, never "every exercise"."""
         if not refs:
             return list(self.exercises)
         chosen: list[Exercise] = []
         for ref in refs:
             for part in ref.split(","):
-                if part.strip():
-                    ex = self.get(part)
+                part = part.strip()
+                if not part:
+                    continue
+                found = self.tracks.get(part) if part not in self._names else None
+                for ex in found or [self.get(part)]:
                     if ex not in chosen:
                         chosen.append(ex)
+        if not chosen:
+            shown = ", ".join(repr(r) for r in refs)
+            raise UsageError(f"no exercise named in {shown}: name exercises by number, folder or track "
+                             f"(e.g. 05, 05,10 or autograd); see `grader list`")
         return chosen
+
+    @property
+    def _names(self) -> set[str]:
+        return {ex.id for ex in self.exercises} | {ex.name for ex in self.exercises}

@@ -14,15 +14,17 @@ import click
 from rich.console import Console
 
 from grader import __version__
+from grader.cli_batch import batch_options
+from grader.completion import complete_exercises
 from grader.errors import ExitCode, GraderError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-def _console() -> Console:
-    console = Console(highlight=False)
+def _console(stderr: bool = False) -> Console:
+    console = Console(highlight=False, stderr=stderr)
     if not console.is_terminal:
-        console = Console(highlight=False, width=120)
+        console = Console(highlight=False, width=120, stderr=stderr)
     return console
 
 
@@ -36,6 +38,9 @@ def handle_errors(fn):
         except GraderError as exc:
             click.echo(f"Error: {exc}", err=True)
             sys.exit(int(exc.exit_code))
+        except KeyboardInterrupt:  # Ctrl-C outside grading (grading itself stops cleanly: Interrupted)
+            click.echo("Interrupted", err=True)
+            sys.exit(int(ExitCode.INTERRUPTED))
 
     return wrapper
 
@@ -43,8 +48,10 @@ def handle_errors(fn):
 def limit_options(fn):
     fn = click.option("--timeout-s", type=click.FloatRange(min=0.1), default=None,
                       help="Time limit per check in seconds (default: each exercise's timeout_s).")(fn)
-    fn = click.option("--memory-gb", type=click.FloatRange(min=0.1), default=4.0, show_default=True,
-                      help="Memory limit per worker process.")(fn)
+    fn = click.option("--memory-gb", type=float, default=None, callback=_memory_gb,
+                      help="Memory limit per worker (its whole process tree) in GiB, at least 0.5: a worker "
+                           "needs about 0.25 GiB for torch alone (default: each exercise's [limits] memory_mb, "
+                           "else 4).")(fn)
     return fn
 
 
@@ -57,9 +64,19 @@ def output_options(fn):
                               callback=_markdown_limit,
                               help="Size cap of the Markdown summary: pr (a pull-request comment, 64 KiB), step "
                                    "(a step summary, 1 MiB) or bytes; a longer one is cut with a notice.")(fn)
-        fn = click.option(f"--{name}", f"{name}_path", type=click.Path(dir_okay=False, path_type=Path),
-                          default=None, help=f"Write {what} to this file.")(fn)
+        fn = click.option(f"--{name}", f"{name}_path", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
+                          default=None, help=f"Write {what} to this file (- for standard output).")(fn)
     return fn
+
+
+def _memory_gb(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    from grader.sandbox.limits import MIN_MEMORY_GB
+
+    if value is not None and value < MIN_MEMORY_GB:
+        raise click.BadParameter(f"{value:g} GiB cannot even import torch in a worker, so every check would fail "
+                                 f"for the grader's setting, not the candidate's code: use at least "
+                                 f"{MIN_MEMORY_GB:g}")
+    return value
 
 
 def _markdown_limit(ctx: click.Context, param: click.Parameter, value: str) -> int:
@@ -71,10 +88,12 @@ def _markdown_limit(ctx: click.Context, param: click.Parameter, value: str) -> i
         raise click.BadParameter(str(exc)) from None
 
 
-def _limits(memory_gb: float):
+def _limits(memory_gb: float | None):
     from grader.sandbox.limits import Limits
 
-    return Limits(memory_bytes=int(memory_gb * (1 << 30)))
+    if memory_gb is None:
+        return Limits()
+    return Limits(memory_bytes=int(memory_gb * (1 << 30)), explicit=("memory_bytes",))
 
 
 def _warn_problems(catalog) -> None:
@@ -82,30 +101,46 @@ def _warn_problems(catalog) -> None:
         click.echo(f"Warning: exercise {name} is skipped: {problem}", err=True)
 
 
-@click.group(context_settings=CONTEXT)
+@click.group(context_settings=CONTEXT, invoke_without_command=True)
 @click.version_option(__version__, prog_name="grader")
-def cli() -> None:
+@click.pass_context
+def cli(ctx: click.Context) -> None:
     """Grade PyTorch coding exercises: public checks for candidates, hidden checks for graders.
+    `grader` alone prints this help and exits 0.
 
     \b
-    Candidates:    grader list, grader show 05, grader check 05
+    Candidates:    grader watch, grader hint 05, grader reset 05, grader list, grader check 05
     Interviewers:  grader grade submission.zip --json report.json
                    grader similarity submissions/*.zip --html similarity.html
     Authors:       grader validate 05
     """
+    if ctx.invoked_subcommand is None:
+        click.echo(ctx.get_help())
 
 
 @cli.command("list")
 @handle_errors
 def list_cmd() -> None:
-    """List the exercises with their track, difficulty, GPU policy and points."""
-    from grader.catalog import Catalog
+    """List the exercises with their track, difficulty, GPU policy and points, and your status on
+    each: not started, failing or passing its public checks (from `grader watch` and
+    `grader check` runs here), and the hints you have seen; then the exercise root in use (set it
+    with GRADER_ROOT).
+
+    Example: grader list
+    """
+    from grader.catalog import Catalog, root_origin
+    from grader.practice.state import PracticeState
+    from grader.practice.views import status_text
 
     catalog = Catalog.load()
-    rows = [("exercise", "track", "difficulty", "gpu", "points", "title")]
-    rows += [(ex.id, ex.track, ex.difficulty, ex.gpu, f"{ex.points:g}", ex.title) for ex in catalog.exercises]
+    states = PracticeState(catalog.root).load()
+    rows = [("exercise", "track", "difficulty", "gpu", "points", "status", "hints", "title")]
+    for ex in catalog.exercises:
+        st = states.get(ex.id)
+        rows.append((ex.id, ex.track, ex.difficulty, ex.gpu, f"{ex.points:g}",
+                     status_text(st) if st else "not started", str(st.hints) if st and st.hints else "-", ex.title))
     click.echo(_columns(rows, right={4}))
-    click.echo(f"{len(catalog.exercises)} exercises")
+    click.echo(f"{len(catalog.exercises)} exercises in {catalog.root} ({root_origin(catalog.root)})")
     _warn_problems(catalog)
 
 
@@ -120,7 +155,7 @@ def _columns(rows: list[tuple[str, ...]], right: set[int] = frozenset()) -> str:
 
 
 @cli.command()
-@click.argument("exercise")
+@click.argument("exercise", shell_complete=complete_exercises)
 @handle_errors
 def show(exercise: str) -> None:
     """Print an exercise's README and where its stub is.
@@ -137,108 +172,191 @@ def show(exercise: str) -> None:
 
 
 @cli.command()
-@click.argument("exercises", nargs=-1)
+@click.argument("exercises", nargs=-1, shell_complete=complete_exercises)
 @click.option("--all", "all_", is_flag=True, help="Check every exercise.")
 @click.option("--path", "path", type=click.Path(exists=True, path_type=Path), default=None,
               help="Where your files are (default: the exercises' own folders, edited in place).")
+@click.option("-x", "--exitfirst", is_flag=True, help="Stop at the first failing check.")
+@click.option("-k", "keyword", metavar="EXPR", default=None,
+              help="Run only the checks whose names match EXPR (pytest's -k: e.g. pairwise, 'not cuda').")
+@click.option("-v", "--verbose", "verbose", count=True, help="Whole messages, and why a check did not run.")
+@click.option("-q", "--quiet", "quiet", count=True, help="Show failing checks and the summary line only.")
 @limit_options
 @handle_errors
-def check(exercises: tuple[str, ...], all_: bool, path: Path | None, timeout_s: float | None,
-          memory_gb: float) -> None:
+def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: bool, keyword: str | None,
+          verbose: int, quiet: int, timeout_s: float | None, memory_gb: float) -> None:
     """Run the public checks of EXERCISES on your files, with messages you can act on.
 
-    An exercise is named by its folder name, its number or a unique prefix. Exits 0 when every
-    public check passes and 3 when one fails.
+    An exercise is named by its folder name, its number, a unique prefix or its file
+    (broadcast_bias.py); a track name (autograd) names all its exercises. With no EXERCISES,
+    inside an exercise's folder, checks that exercise. Exits 0 when every public check passes
+    and 3 when one fails.
 
-    Example: grader check 05 10
+    Example: grader check 05 10 -x
     """
+    from grader.batch import BatchOptions
     from grader.catalog import Catalog
+    from grader.check_select import resolve_check
     from grader.grading import grade
-    from grader.reports.terminal import render_checks
+    from grader.reports.check_view import failed, render_checks
 
-    if not exercises and not all_:
-        raise click.UsageError("name one or more exercises (e.g. `grader check 05`), or use --all")
     catalog = Catalog.load()
-    refs = [ex.id for ex in catalog.select(None if all_ else list(exercises))]
-    run = grade([path or catalog.root / "exercises"], exercises=refs, visibility="public", timeout_s=timeout_s,
-                limits=_limits(memory_gb))
-    render_checks(run, _console())
-    failed = any(c.outcome in ("failed", "error") for s in run.submissions for e in s.exercises for c in e.checks)
-    sys.exit(int(ExitCode.UNDER_THRESHOLD if failed else ExitCode.OK))
+    target = resolve_check(catalog, exercises, all_, path)
+    pytest_args = (["-x"] if exitfirst else []) + (["-k", keyword] if keyword else [])
+    # a batch of one: Ctrl-C stops the judge and its fork server, exits 130
+    run = grade([target.path], exercises=target.exercises, visibility="public", timeout_s=timeout_s,
+                limits=_limits(memory_gb), pytest_args=pytest_args, batch=BatchOptions(jobs=1))
+    if path is None:  # your files in the tree: `grader list` and `grader watch` show the status
+        from grader.practice.state import record_run
+
+        record_run(catalog.root, run)
+    checks = [c for s in run.submissions for e in s.exercises for c in e.checks]
+    if keyword and all(c.name == "grading" for c in checks):  # the judge collected nothing to run
+        raise click.UsageError(f"no check matches -k {keyword!r}: `grader check EXERCISE` lists the check names")
+    render_checks(run, _console(), root=catalog.root, verbosity=verbose - quiet)
+    sys.exit(int(ExitCode.UNDER_THRESHOLD if failed(run) else ExitCode.OK))
 
 
 @cli.command("grade")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--exercises", "-e", multiple=True,
+@click.option("--exercises", "-e", multiple=True, shell_complete=complete_exercises,
               help="Exercises to grade (repeat, or a comma list; default: those with a file in the submission).")
-@click.option("--runtime", type=click.Choice(["auto", "local", "docker"]), default="auto", show_default=True,
+@click.option("--runtime", type=click.Choice(["auto", "local", "docker", "ray"]), default="auto", show_default=True,
               help="Where the judge runs: docker (one container per submission, hidden checks out of reach), "
-                   "local (subprocesses here), or auto (docker when a daemon answers and the image exists, "
-                   "else local with a warning).")
+                   "local (subprocesses here), auto (docker when a daemon answers and the image exists, "
+                   "else local with a warning), or ray (one Ray task per submission on a cluster, running "
+                   "--node-runtime there; needs `pip install torch-grader[ray]`).")
 @click.option("--image", default=None, help="Grading image for --runtime docker [default: torch-grader:latest].")
 @click.option("--gpus", default="auto", show_default=True,
               help="Docker runtime: auto (a GPU when the daemon can give one), none, all, or ids such as 0,1.")
 @click.option("--require-gpu", is_flag=True, help="Fail instead of grading on CPU when no GPU is available.")
+@click.option("--allow-stale-image", is_flag=True,
+              help="Docker: grade with an image not built from this checkout (refused by default; noted in reports).")
 @click.option("--fail-under", type=click.FloatRange(0, 100), default=None,
-              help="Exit with code 3 when the total score is under this percentage.")
+              help="Exit with code 3 when a submission's score is under this percentage (each submission on "
+                   "its own; one that cannot be graded scores 0).")
 @click.option("--quiet", "-q", is_flag=True, help="Do not print the score table.")
+@click.option("--audience", type=click.Choice(["interviewer", "candidate"]), default="interviewer", show_default=True,
+              help="Who the reports and the table are for: candidate shows hidden checks only in aggregate per "
+                   "kind (no names, locations or messages).")
+@click.option("--full-reports", "full_reports", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Also write the interviewer's form of every report asked for into this folder (with "
+                   "--audience candidate: e.g. a PR shows the candidate's form, the artifact keeps this one).")
+@click.option("--verbose", "-v", is_flag=True, help="Show every failed check's whole message under the table.")
 @output_options
 @limit_options
+@batch_options
 @handle_errors
 def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str, image: str | None, gpus: str,
-              require_gpu: bool, fail_under: float | None,
-              quiet: bool, json_path: Path | None, junit_path: Path | None, gradescope_path: Path | None,
+              require_gpu: bool, allow_stale_image: bool, fail_under: float | None,
+              quiet: bool, audience: str, full_reports: Path | None, verbose: bool, json_path: Path | None,
+              junit_path: Path | None, gradescope_path: Path | None,
               markdown_path: Path | None, markdown_limit: int, html_path: Path | None, timeout_s: float | None,
-              memory_gb: float) -> None:
+              memory_gb: float, jobs: int | None, results_dir: Path | None, gpus_per_job: float,
+              address: str | None, node_runtime: str) -> None:
     """Grade one or more submissions (folders, .py files, Jupyter notebooks, .zip or .tar.gz
     archives) with the public and hidden checks, and write reports.
 
-    Exits 0 when graded, whatever the score; 3 when the score is under --fail-under; 2 on a usage
-    error (bad path, unknown exercise); 1 on a grader or infrastructure error.
+    Several submissions are graded --jobs at a time, each in its own judge or container, with
+    progress on stderr; --results-dir keeps each result as it is graded, so a rerun after Ctrl-C
+    grades only the rest. Exits 0 when graded, whatever the score; 3 when a submission's score is
+    under --fail-under; 2 on a usage error (bad path, unknown exercise, nothing gradable); 1 on a
+    grader or infrastructure error; 130 when interrupted (the reports then hold what finished).
+    Report paths are checked before grading; `-` writes a report to standard output (the table
+    then goes to standard error). A submission that cannot be graded scores 0 in every report,
+    with the reason, and the reports are still written.
 
+    \b
     Example: grader grade submission.zip --exercises 05,10 --json report.json --fail-under 60
+
+    For the candidate (e.g. on their pull request), hidden checks in aggregate, the full form kept:
+    grader grade sub.zip --audience candidate --junit pr/junit.xml --full-reports reports/
+    Batch:   grader grade subs/* --jobs 4 --results-dir results/ --json report.json
+    Ray:     grader grade subs/* --runtime ray --address auto --results-dir results/
     """
+    from grader.cli_batch import make_batch
+    from grader.errors import Interrupted
     from grader.grading import grade
     from grader.image import DEFAULT_TAG
-    from grader.reports import write_report
+    from grader.outputs import ReportTarget, plan_reports, write_reports
+    from grader.reports.audience import for_audience
     from grader.reports.terminal import render
     from grader.runtimes.docker import GpuRequest
 
     GpuRequest.parse(gpus)  # a bad --gpus is a usage error whatever the runtime
-    options = {"image": image or DEFAULT_TAG, "gpus": gpus, "require_gpu": require_gpu}
-    run = grade(list(paths), exercises=list(exercises) or None, runtime=runtime, timeout_s=timeout_s,
-                limits=_limits(memory_gb), runtime_options=options)
+    targets = plan_reports({"json": json_path, "junit": junit_path, "gradescope": gradescope_path,
+                            "markdown": markdown_path, "html": html_path}, list(paths),
+                           {"markdown": {"limit": markdown_limit}})
+    options = {"image": image or DEFAULT_TAG, "gpus": gpus, "require_gpu": require_gpu,
+               "allow_stale_image": allow_stale_image}
+    batch = make_batch(paths, jobs, results_dir, gpus_per_job, address, node_runtime, quiet)
+    interrupted = None
+    try:
+        run = grade(list(paths), exercises=list(exercises) or None, runtime=runtime, timeout_s=timeout_s,
+                    limits=_limits(memory_gb), runtime_options=options, batch=batch)
+    except Interrupted as exc:  # reports of what finished, then exit 130
+        if exc.run is None:
+            raise
+        run, interrupted = exc.run, exc
     for note in run.environment.notes:
-        if note.startswith("no Docker daemon"):
+        if note.startswith(("no Docker daemon", "the grading image", "graded with a stale image")):
             click.echo(f"Warning: {note}", err=True)
+    shown = for_audience(run, audience)
+    failures = write_reports(shown, targets, stdout=lambda text: click.echo(text, nl=False))
+    if full_reports is not None:
+        full = [ReportTarget(t.kind, full_reports / (t.path.name if t.path else _DEFAULT_NAMES[t.kind]), t.options)
+                for t in targets]
+        failures += write_reports(run, full)
+    nothing_graded = bool(run.submissions) and all(sub.error for sub in run.submissions)
+    if not quiet and not nothing_graded:
+        # with a report on standard output, the table goes to standard error
+        render(shown, _console(stderr=any(t.path is None for t in targets)), verbose=verbose)
+    for failure in failures:
+        click.echo(f"Error: {failure} (the other reports were written)", err=True)
+    for sub in run.submissions:
+        if sub.error:
+            click.echo(f"Error: {sub.error}" if len(run.submissions) == 1 else
+                       f"Error: {sub.name}: not graded: {sub.error}", err=True)
     if require_gpu and not run.environment.gpus:
         click.echo("Error: --require-gpu: no GPU was available to grade on", err=True)
         sys.exit(int(ExitCode.ERROR))
-    for kind, target in (("json", json_path), ("junit", junit_path), ("gradescope", gradescope_path),
-                         ("markdown", markdown_path), ("html", html_path)):
-        if target is not None:
-            write_report(kind, run, target, **({"limit": markdown_limit} if kind == "markdown" else {}))
-    if not quiet:
-        render(run, _console())
-    if fail_under is not None and run.percent < fail_under:
-        click.echo(f"Score {run.percent:g} % is under --fail-under {fail_under:g} %", err=True)
+    if interrupted is not None:
+        raise interrupted
+    if failures:
+        sys.exit(int(ExitCode.ERROR))
+    if nothing_graded:
+        sys.exit(int(ExitCode.USAGE))  # nothing could be graded: the submission paths are wrong
+    under = [sub for sub in run.submissions if sub.percent < fail_under] if fail_under is not None else []
+    if under and len(run.submissions) == 1:
+        click.echo(f"Score {under[0].percent:g} % is under --fail-under {fail_under:g} %", err=True)
+    elif under:
+        names = ", ".join(f"{sub.name} ({sub.percent:g} %)" for sub in under)
+        click.echo(f"{len(under)} of {len(run.submissions)} submissions under --fail-under {fail_under:g} %: {names}",
+                   err=True)
+    if under:
         sys.exit(int(ExitCode.UNDER_THRESHOLD))
 
 
+_DEFAULT_NAMES = {"json": "report.json", "junit": "junit.xml", "gradescope": "results.json",
+                  "markdown": "summary.md", "html": "report.html"}
+
+
 @cli.command()
-@click.argument("exercises", nargs=-1)
+@click.argument("exercises", nargs=-1, shell_complete=complete_exercises)
 @click.option("--timeout-s", type=click.FloatRange(min=0.1), default=None, help="Time limit per check.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Judges run at once, each over a share of the exercises (default: the CPU cores).")
 @handle_errors
-def validate(exercises: tuple[str, ...], timeout_s: float | None) -> None:
+def validate(exercises: tuple[str, ...], timeout_s: float | None, jobs: int | None) -> None:
     """Prove exercises' checks right: the reference scores 100 %, the stub 0, and every known
     mistake fails the checks its docstring names. Exits 3 when a problem is found.
 
-    Example: grader validate 05 10 18
+    Example: grader validate 05 10 18 --jobs 2
     """
     from grader.results import fmt_points
     from grader.validate import validate as run_validate
 
-    results = run_validate(list(exercises) or None, timeout_s=timeout_s)
+    results = run_validate(list(exercises) or None, timeout_s=timeout_s, progress=_validate_progress(), jobs=jobs)
     console = _console()
     rows = [("exercise", "reference", "stub", "mistakes caught", "status")]
     for v in results:
@@ -257,6 +375,53 @@ def validate(exercises: tuple[str, ...], timeout_s: float | None) -> None:
     bad = [v for v in results if not v.ok]
     console.print(f"{len(results) - len(bad)}/{len(results)} exercises valid")
     sys.exit(int(ExitCode.UNDER_THRESHOLD if bad else ExitCode.OK))
+
+
+def _validate_progress():
+    """Print a line to stderr as each exercise's checks are all done (validate runs for minutes)."""
+    import time
+
+    started = time.monotonic()
+
+    said: list[bool] = []
+
+    def progress(exercise_id: str, done: int, total: int) -> None:
+        if not said:
+            said.append(True)
+            click.echo("Validating: the reference, the stub and every known mistake of each exercise", err=True)
+        if done == total:
+            click.echo(f"  {exercise_id}: {total} checks run ({time.monotonic() - started:.0f} s)", err=True)
+    return progress
+
+
+@cli.command()
+@click.argument("exercises", nargs=-1)
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Judges grading mutants at the same time.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the mutation report (scores, survivors as diffs) as JSON.")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the mutation report as a standalone HTML page.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=Path(".grader-mutate"),
+              show_default=True, help="Results cache: a rerun (after Ctrl-C, say) grades only what is new.")
+@click.option("--batch-size", type=click.IntRange(min=1), default=8, show_default=True,
+              help="Mutants per judge session (smaller: less lost on Ctrl-C; larger: fewer judge starts).")
+@click.option("--timeout-s", type=click.FloatRange(min=0.1), default=None, help="Time limit per check.")
+@handle_errors
+def mutate(exercises: tuple[str, ...], jobs: int, json_path: Path | None, html_path: Path | None,
+           cache_dir: Path, batch_size: int, timeout_s: float | None) -> None:
+    """Mutate each exercise's reference solution (mutmut's operators plus PyTorch ones: dims, flags,
+    dropped .detach()/.clone()/no_grad, swapped arguments, in-place) and grade every mutant; one
+    still scoring 100 % survives and is printed as a diff with the checks it passed. Accepted
+    equivalent mutants: solutions/<track>/<id>/equivalent_mutants.toml. Exits 1 when a survivor,
+    a stale equivalent entry or a reference below 100 % remains, 130 on Ctrl-C (rerun to go on).
+
+    Example: grader mutate 10 18 --jobs 2 --json mutation.json
+    """
+    from grader.mutate.command import run_mutate
+
+    sys.exit(run_mutate(list(exercises) or None, jobs, json_path, html_path, cache_dir, timeout_s, click.echo,
+                        batch_size=batch_size))
 
 
 @cli.group()
@@ -286,23 +451,28 @@ def image_build(base_image: str | None, tag: str, force: bool) -> None:
 
 @cli.command("export")
 @click.argument("out", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--exercises", "-e", multiple=True,
+@click.option("--exercises", "-e", multiple=True, shell_complete=complete_exercises,
               help="Exercises to include (repeat, or a comma list; default: every exercise).")
 @click.option("--notebooks", is_flag=True,
               help="Also give each stub as a Jupyter notebook (README as the first cell), paired with the .py "
                    "by jupytext: candidates may work in either.")
+@click.option("--record-progress", is_flag=True,
+              help="Live interviews: the bundle's watch/check runs and hints append (time, exercise, public "
+                   "score, hints used) to exercises/.grader-progress.jsonl, submitted with the candidate's files; "
+                   "`grader grade --html` shows it as a timeline, labelled unverified. The bundle README says so.")
 @handle_errors
-def export_cmd(out: Path, exercises: tuple[str, ...], notebooks: bool) -> None:
+def export_cmd(out: Path, exercises: tuple[str, ...], notebooks: bool, record_progress: bool) -> None:
     """Write the candidate bundle to OUT, a new or empty folder: the exercises' READMEs, stubs and
     public checks, the grader, a candidate README and the pull-request autograding workflows. No
     hidden check, solution or grader's note goes in: the bundle is scanned (notebooks too), and
     nothing is written when it would carry one.
 
-    Example: grader export /tmp/bundle --exercises 05,10,18 --notebooks
+    Example: grader export /tmp/bundle --exercises 05,10,18 --notebooks --record-progress
     """
     from grader.export import export_bundle
 
-    bundle = export_bundle(out, exercises=list(exercises) or None, notebooks=notebooks)
+    bundle = export_bundle(out, exercises=list(exercises) or None, notebooks=notebooks,
+                           record_progress=record_progress)
     click.echo(f"Exported {len(bundle.exercises)} exercises to {bundle.path} ({len(bundle.files)} files); "
                f"scanned for {bundle.secret_lines} lines of hidden checks, solutions and graders' notes: none found")
     for name, problem in bundle.skipped.items():
@@ -342,6 +512,74 @@ def similarity_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], threshol
         write_json(report, json_path)
     if html_path is not None:
         write_html(report, html_path)
+
+
+@cli.command()
+@click.argument("exercise", required=False)
+@click.option("--plain", is_flag=True,
+              help="One block of output per rerun, nothing redrawn (the default when stdout is not a terminal).")
+@limit_options
+@handle_errors
+def watch(exercise: str | None, plain: bool, timeout_s: float | None, memory_gb: float) -> None:
+    """Rerun the public checks of EXERCISE (default: the first unsolved one) each time you save
+    its file, shown as `grader check` shows them, with your progress over the bundle. A warm
+    judge stays ready between saves, so a result takes well under a second.
+
+    \b
+    Keys: h next hint, l list of exercises (type a number and Enter to switch), n next unsolved
+    exercise, r rerun, q quit. Run it inside your bundle (or the grader's checkout). Exits 0
+    after q and 130 after Ctrl-C.
+
+    Example: grader watch 05
+    """
+    from grader.practice.watch import watch as run_watch
+    from grader.roots import discover_working_root
+
+    root = discover_working_root("watch")
+    console = _console()
+    code = run_watch(root, exercise, plain=plain or not console.is_terminal, console=console,
+                     timeout_s=timeout_s, limits=_limits(memory_gb))
+    sys.exit(code)
+
+
+@cli.command()
+@click.argument("exercise")
+@handle_errors
+def hint(exercise: str) -> None:
+    """Print the next hint for EXERCISE: one to three per exercise, from the concept to the trap
+    (never the solution's code). Each call shows one more; `grader list` counts them.
+
+    Example: grader hint 05
+    """
+    from grader.catalog import Catalog
+    from grader.practice.hints import next_hint
+
+    catalog = Catalog.load(allow_missing_stub=True)
+    click.echo(next_hint(catalog.root, catalog.get(exercise)))
+
+
+@cli.command()
+@click.argument("exercise")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@handle_errors
+def reset(exercise: str, yes: bool) -> None:
+    """Put EXERCISE's stub back. Your file is first copied to a timestamped backup beside it
+    (<name>.py.<time>.bak): nothing is lost. Asks for confirmation unless --yes.
+
+    Example: grader reset 05 --yes
+    """
+    from grader.catalog import Catalog
+    from grader.practice.reset import reset_exercise
+    from grader.roots import discover_working_root
+
+    root = discover_working_root("reset")
+    ex = Catalog.load(root, allow_missing_stub=True).get(exercise)
+    if not yes and not click.confirm(f"Reset {ex.stub} to its stub (your file is kept as a backup)?"):
+        click.echo("Nothing was changed.")
+        sys.exit(int(ExitCode.OK))
+    done = reset_exercise(root, ex)
+    click.echo(f"Reset {done.stub} to its stub." + (f" Your file is kept in {done.backup}" if done.backup else
+                                                    " (there was no work of yours to keep)"))
 
 
 def main() -> None:

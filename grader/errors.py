@@ -13,6 +13,7 @@ class ExitCode(enum.IntEnum):
     ERROR = 1  # grader or infrastructure error
     USAGE = 2  # bad command line or bad input
     UNDER_THRESHOLD = 3  # score under --fail-under (or, for `check`, a public check failed)
+    INTERRUPTED = 130  # Ctrl-C or SIGTERM: what finished is reported, the rest is not graded
 
 
 class GraderError(Exception):
@@ -37,3 +38,16 @@ class SubmissionError(UsageError):
 
 class RuntimeUnavailable(GraderError):
     """The requested runtime cannot run here (no Docker daemon, no image)."""
+
+
+class StaleImage(GraderError):
+    """The grading image was not built from this checkout (its checks may differ)."""
+
+class Interrupted(GraderError):
+    """Grading stopped on SIGINT / SIGTERM; `run` holds the submissions that finished."""
+
+    exit_code = ExitCode.INTERRUPTED
+
+    def __init__(self, message: str, run=None):
+        super().__init__(message)
+        self.run = run

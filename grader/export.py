@@ -68,11 +68,12 @@ class Bundle:
 
 
 def export_bundle(out: Path, *, exercises: list[str] | None = None, root: Path | None = None,
-                  notebooks: bool = False) -> Bundle:
+                  notebooks: bool = False, record_progress: bool = False) -> Bundle:
     """Write the candidate bundle of `exercises` (refs; None: all) to `out`, which must not exist
     or be empty; with `notebooks`, each stub also as a notebook paired with it by jupytext (see
-    `grader.notebooks.stubs`). Raises UsageError for a bad `out` and ExportError when the scan
-    finds hidden content."""
+    `grader.notebooks.stubs`). `record_progress`: the bundle's watch/check runs append to a
+    progress record that is submitted with the candidate's files (see grader.practice.state).
+    Raises UsageError for a bad `out` and ExportError when the scan finds hidden content."""
     out = Path(out).resolve()
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out} exists and is not an empty folder: choose a new folder for the bundle")
@@ -84,7 +85,7 @@ def export_bundle(out: Path, *, exercises: list[str] | None = None, root: Path |
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     staging.chmod(0o755)  # mkdtemp's 0700 would make the bundle private to this user
     try:
-        _write(staging, catalog, chosen)
+        _write(staging, catalog, chosen, record_progress)
         if notebooks:
             _write_notebooks(staging, chosen)
         secrets = secret_lines(catalog.root)
@@ -106,13 +107,16 @@ def export_bundle(out: Path, *, exercises: list[str] | None = None, root: Path |
 
 # --- writing ---------------------------------------------------------------------------------------
 
-def _write(dest: Path, catalog: Catalog, chosen: list[Exercise]) -> None:
+def _write(dest: Path, catalog: Catalog, chosen: list[Exercise], record_progress: bool = False) -> None:
+    from grader.practice import bundle as practice_bundle
+
     for ex in chosen:
         target = dest / "exercises" / ex.track / ex.id
         target.mkdir(parents=True)
         (target / "README.md").write_text(candidate_readme(ex.dir / "README.md"), encoding="utf-8")
-        for path in (ex.dir / "exercise.toml", ex.stub, ex.public_tests):
+        for path in (ex.dir / "exercise.toml", ex.stub, ex.public_tests, *practice_bundle.hint_files(ex)):
             shutil.copyfile(path, target / path.name)
+    practice_bundle.write_practice_files(dest, chosen, record_progress)
     shutil.copytree(PACKAGE_DIR, dest / "grader", ignore=_IGNORED_IN_PACKAGE)
     constraints = catalog.root / "constraints.txt"
     if constraints.is_file():
@@ -121,7 +125,8 @@ def _write(dest: Path, catalog: Catalog, chosen: list[Exercise]) -> None:
         (dest / "constraints.txt").write_text("", encoding="utf-8")
     values = {"version": grader.__version__, "dependencies": _dependencies(), "exercises": _exercise_table(chosen),
               "first": f"{chosen[0].number:02d}", "first_stub": f"exercises/{chosen[0].layout_path}",
-              "points": f"{sum(ex.points for ex in chosen):g}", "count": str(len(chosen))}
+              "points": f"{sum(ex.points for ex in chosen):g}", "count": str(len(chosen)),
+              "progress_notice": practice_bundle.progress_notice(record_progress)}
     (dest / "README.md").write_text(_fill(TEMPLATES / "README.md.tmpl", values), encoding="utf-8")
     (dest / "pyproject.toml").write_text(_fill(TEMPLATES / "pyproject.toml.tmpl", values), encoding="utf-8")
     shutil.copyfile(TEMPLATES / "gitignore", dest / ".gitignore")

@@ -19,10 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from grader.errors import GraderError, RuntimeUnavailable
+from grader.errors import GraderError, RuntimeUnavailable, UsageError
 
 DEFAULT_TAG = "torch-grader:latest"
 CONTEXT_LABEL = "torch-grader.context"
+SOURCES_LABEL = "torch-grader.sources"  # the grader, exercises and solutions only (no base image)
 
 
 def default_base_image(root: Path) -> str:
@@ -53,8 +54,34 @@ def context_hash(root: Path, base_image: str) -> str:
     return digest.hexdigest()[:32]
 
 
+def sources_hash(root: Path) -> str:
+    """What a grading image built from `root` grades with: the grader, exercises and solutions."""
+    digest = hashlib.sha256()
+    for path in _sources(root):
+        if path.is_file():
+            digest.update(str(path.relative_to(root)).encode() + b"\0")
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:32]
+
+
+def image_freshness(image_labels: dict, root: Path) -> str | None:
+    """None when an image with these labels was built from the checkout at `root`; otherwise why
+    not. A checkout without solutions (a candidate bundle) cannot be compared: the image is the
+    authority there, and None is returned."""
+    if not (root / "solutions").is_dir() or not (root / "docker" / "Dockerfile").is_file():
+        return None
+    built = (image_labels or {}).get(SOURCES_LABEL)
+    if built is None:
+        return "it carries no sources label (built by an older grader), so it cannot be compared with this checkout"
+    if built != sources_hash(root):
+        return "it was built from other exercises, solutions or grader code than this checkout's"
+    return None
+
+
 def runtime_requirements(root: Path) -> list[str]:
-    return tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    """The grader's dependencies and its `exercises` extra (what checks use beyond torch)."""
+    project = tomllib.loads((root / "pyproject.toml").read_text())["project"]
+    return [*project["dependencies"], *project.get("optional-dependencies", {}).get("exercises", [])]
 
 
 def fill_wheelhouse(root: Path, wheelhouse: Path, log: Callable[[str], None] = print) -> None:
@@ -102,6 +129,10 @@ def build_image(*, root: Path, base_image: str | None = None, tag: str = DEFAULT
                 log: Callable[[str], None] = print) -> BuildResult:
     import docker
 
+    if not (root / "docker" / "Dockerfile").is_file() or not (root / "solutions").is_dir():
+        raise UsageError(f"{root} has no docker/Dockerfile or solutions/: the grading image is built from the "
+                         f"grader's own repository (which holds the hidden checks and reference solutions), not "
+                         f"from a candidate bundle. Candidates: check your work with `grader check`")
     client = docker_client()
     base_image = base_image or default_base_image(root)
     digest = context_hash(root, base_image)
@@ -138,7 +169,7 @@ def build_image(*, root: Path, base_image: str | None = None, tag: str = DEFAULT
         log(f"building {tag} from {base_image}")
         try:
             image, _ = client.images.build(path=str(ctx), tag=tag, buildargs={"BASE_IMAGE": base_image},
-                                           labels={CONTEXT_LABEL: digest}, rm=True, forcerm=True, pull=False)
+                                           labels={CONTEXT_LABEL: digest, SOURCES_LABEL: sources_hash(root)}, rm=True, forcerm=True, pull=False)
         except docker.errors.BuildError as exc:
             tail = "".join(str(chunk.get("stream", chunk.get("error", ""))) for chunk in exc.build_log)[-3000:]
             raise GraderError(f"building {tag} failed: {exc.msg}\n{tail}") from None

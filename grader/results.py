@@ -33,6 +33,7 @@ class CheckResult:
     line: int
     score: float = 0.0
     max_score: float = 0.0
+    output: str = ""  # what the candidate's code printed during a public check (capped tail)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self) | {"score": round(self.score, 4), "max_score": round(self.max_score, 4)}
@@ -128,6 +129,7 @@ class Environment:
     gpus: tuple[str, ...] = ()
     protections: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    exercise_root: str = ""  # where the exercises and checks came from (a folder, or the grading image)
 
     @property
     def gpu_summary(self) -> str:
@@ -169,16 +171,30 @@ class GradeRun:
         }
 
 
+def variant_of(name: str) -> str:
+    """The check a parametrised variant belongs to: "test_x[cpu-3]" -> "test_x"."""
+    return name.split("[", 1)[0]
+
+
 def score_checks(points: float, checks: list[dict]) -> list[CheckResult]:
-    """Split `points` over the checks by weight (not_run checks excluded) and build results."""
-    counted = sum(c["weight"] for c in checks if c["outcome"] != "not_run")
-    results = []
+    """Split `points` over the checks by weight (not_run checks excluded) and build results.
+
+    A check's weight is split evenly over its parametrised variants that ran ("test_x[cpu-1]",
+    "test_x[cpu-2]"...), so a check with many variants weighs what its marker says, not that
+    times the number of variants. Each result's `weight` is its share."""
+    variants: dict[str, int] = {}
     for c in checks:
-        share = points * c["weight"] / counted if counted and c["outcome"] != "not_run" else 0.0
+        if c["outcome"] != "not_run":
+            variants[variant_of(c["name"])] = variants.get(variant_of(c["name"]), 0) + 1
+    weights = [c["weight"] / variants.get(variant_of(c["name"]), 1) for c in checks]
+    counted = sum(w for w, c in zip(weights, checks) if c["outcome"] != "not_run")
+    results = []
+    for c, weight in zip(checks, weights):
+        share = points * weight / counted if counted and c["outcome"] != "not_run" else 0.0
         results.append(CheckResult(
-            name=c["name"], kind=c.get("kind") or "value", weight=c["weight"], visibility=c["visibility"],
+            name=c["name"], kind=c.get("kind") or "value", weight=round(weight, 6), visibility=c["visibility"],
             outcome=c["outcome"], message=c.get("message", ""), duration_s=c.get("duration_s", 0.0),
-            file=c["file"], line=c["line"], max_score=share,
+            file=c["file"], line=c["line"], max_score=share, output=c.get("output", ""),
             score=share if c["outcome"] == "passed" else 0.0,
         ))
     return results

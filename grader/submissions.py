@@ -14,6 +14,7 @@ import stat
 import tarfile
 import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -117,8 +118,9 @@ def _unzip(archive: Path, dest: Path) -> None:
             try:
                 with zf.open(info) as src, open(target, "wb") as out:
                     _copy_capped(src, out, info.file_size, archive)
-            except (zipfile.BadZipFile, OSError, EOFError) as exc:
-                raise SubmissionError(f"{archive}: corrupt member {info.filename!r} ({exc})") from None
+            except (zipfile.BadZipFile, OSError, EOFError, zlib.error) as exc:
+                raise SubmissionError(f"{archive}: corrupt member {info.filename!r} ({exc}): re-create the "
+                                      f"archive and try again") from None
 
 
 def _copy_capped(src, out, declared: int, archive: Path) -> None:
@@ -132,13 +134,16 @@ def _copy_capped(src, out, declared: int, archive: Path) -> None:
 
 def _untar(archive: Path, dest: Path) -> None:
     try:
-        tf = tarfile.open(archive, "r:*")
-    except (tarfile.TarError, OSError, EOFError) as exc:
-        raise SubmissionError(f"{archive}: not a readable tar archive ({exc}): re-create it and try again") from None
+        # by its name: "r:*" tries every compression and reports each failure (a multi-line dump)
+        tf = tarfile.open(archive, "r:gz" if archive.name.endswith((".tar.gz", ".tgz")) else "r:*")
+    except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
+        reason = str(exc).splitlines()[0].rstrip(":") or type(exc).__name__
+        raise SubmissionError(f"{archive}: not a readable tar archive ({reason}): re-create it (e.g. "
+                              f"tar czf submission.tar.gz FOLDER) and try again") from None
     with tf:
         try:
             members = tf.getmembers()
-        except (tarfile.TarError, OSError, EOFError) as exc:
+        except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
             raise SubmissionError(f"{archive}: corrupt tar archive ({exc})") from None
         if len(members) > MAX_FILES:
             raise SubmissionError(f"{archive}: refused: {len(members)} members (the limit is {MAX_FILES})")
@@ -154,7 +159,7 @@ def _untar(archive: Path, dest: Path) -> None:
                 raise SubmissionError(f"{archive}: refused: unpacks to more than {MAX_TOTAL_BYTES >> 20} MiB")
         try:
             tf.extractall(dest, members=members, filter="data")
-        except (tarfile.TarError, OSError, EOFError) as exc:
+        except (tarfile.TarError, OSError, EOFError, zlib.error) as exc:
             raise SubmissionError(f"{archive}: could not unpack ({exc})") from None
 
 

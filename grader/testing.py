@@ -35,7 +35,8 @@ from grader.catalog import CHECK_KINDS
 
 __all__ = [
     "check", "requires_cuda", "reference", "assert_close", "assert_shape", "assert_dtype", "assert_device",
-    "assert_tensor", "cuda_available",
+    "assert_tensor", "cuda_available", "base_state_dict", "base_named_parameters", "base_named_modules",
+    "base_load_state_dict", "graph_holders",
 ]
 
 
@@ -80,6 +81,15 @@ def reference(test_file: str | None = None) -> ModuleType:
 
 
 # --- assertions with messages a candidate can act on ---------------------------------------------
+
+class Mismatch(AssertionError):
+    """`assert_close` found different values. It carries them (`expected`, `actual`) so that the
+    judge can show a failing *public* check's expected-vs-got; hidden checks' values stay hidden."""
+
+    def __init__(self, message: str, expected: Any, actual: Any):
+        super().__init__(message)
+        self.expected, self.actual = expected, actual
+
 
 def _fmt_shape(shape: Any) -> str:
     return str(tuple(int(s) for s in shape))
@@ -133,11 +143,11 @@ def assert_close(actual: Any, expected: Any, *, atol: float | None = None, rtol:
             atol = default_atol if atol is None else atol
             rtol = default_rtol if rtol is None else rtol
         try:
-            torch.testing.assert_close(t.detach().cpu(), expected.detach().cpu().to(t.dtype) if not check_dtype
-                                       else expected.detach().cpu(), atol=atol, rtol=rtol,
-                                       equal_nan=equal_nan, check_dtype=check_dtype, check_device=False)
+            _torch_assert_close(t.detach().cpu(), expected.detach().cpu().to(t.dtype) if not check_dtype
+                                else expected.detach().cpu(), atol=atol, rtol=rtol,
+                                equal_nan=equal_nan, check_dtype=check_dtype, check_device=False)
         except AssertionError as exc:
-            raise AssertionError(f"{what} differs from the expected values: {_short(str(exc))}") from None
+            raise Mismatch(f"{what} differs from the expected values: {_short(str(exc))}", expected, t) from None
         return
     if isinstance(expected, (int, float)) and not isinstance(expected, bool):
         if isinstance(actual, torch.Tensor) and actual.numel() == 1:
@@ -148,10 +158,26 @@ def assert_close(actual: Any, expected: Any, *, atol: float | None = None, rtol:
         rtol = 1e-6 if rtol is None else rtol
         if not (math.isclose(actual, expected, rel_tol=rtol, abs_tol=atol) or
                 (equal_nan and math.isnan(actual) and math.isnan(expected))):
-            raise AssertionError(f"expected {what} ≈ {expected!r}, got {actual!r}")
+            raise Mismatch(f"expected {what} ≈ {expected!r}, got {actual!r}", expected, actual)
         return
     if actual != expected:
         raise AssertionError(f"expected {what} == {expected!r}, got {actual!r}")
+
+
+def _torch_assert_close(actual: torch.Tensor, expected: torch.Tensor, **kwargs: Any) -> None:
+    """`torch.testing.assert_close` without its first step, unwrapping DTensors, which imports
+    torch.distributed.tensor (sympy and more: about a second of every judge's start) to compare
+    tensors that cannot be DTensors here (plain tensors: the worker's answers are decoded as such).
+    The comparison and its message are torch's own; any other tensor goes through torch's entry."""
+    comparison = getattr(torch.testing, "_comparison", None)
+    pairs = [getattr(comparison, name, None) for name in ("NonePair", "BooleanPair", "NumberPair", "TensorLikePair")]
+    metas = getattr(comparison, "not_close_error_metas", None)
+    if metas is None or None in pairs or type(actual) is not torch.Tensor or type(expected) is not torch.Tensor:
+        torch.testing.assert_close(actual, expected, **kwargs)
+        return
+    errors = metas(actual, expected, pair_types=tuple(pairs), **kwargs)
+    if errors:
+        raise errors[0].to_error(None)
 
 
 def _default_tolerance(dtype: torch.dtype) -> tuple[float, float]:
@@ -167,3 +193,42 @@ def _default_tolerance(dtype: torch.dtype) -> tuple[float, float]:
 def _short(text: str, limit: int = 600) -> str:
     text = text.strip()
     return text if len(text) <= limit else text[:limit] + "…"
+
+
+# --- observations that never call a method the candidate can override (see grader.probes) ------
+
+def base_state_dict(sub: Any, model: Any) -> dict[str, torch.Tensor]:
+    """The remote `model`'s state dict from `nn.Module.state_dict` itself (an override that shows
+    decoy layers is not called). Use it instead of `model.state_dict()` in checks."""
+    from grader import probes
+
+    return sub.probe(probes.state_dict, model)
+
+
+def base_named_parameters(sub: Any, model: Any) -> dict[str, torch.Tensor]:
+    """name -> parameter (data copies, `.grad` kept) from `nn.Module.named_parameters` itself."""
+    from grader import probes
+
+    return sub.probe(probes.named_parameters, model)
+
+
+def base_named_modules(sub: Any, model: Any) -> list[tuple[str, str]]:
+    """(name, class name) of every submodule, from `nn.Module.named_modules` itself."""
+    from grader import probes
+
+    return sub.probe(probes.named_modules, model)
+
+
+def base_load_state_dict(sub: Any, model: Any, state: dict, strict: bool = True) -> tuple[list[str], list[str]]:
+    """`nn.Module.load_state_dict` itself on the remote `model`: (missing keys, unexpected keys)."""
+    from grader import probes
+
+    return sub.probe(probes.load_state_dict, model, state, strict)
+
+
+def graph_holders(sub: Any, *roots: Any) -> list[str]:
+    """Paths of tensors still holding an autograd graph, reachable from the remote `roots` and the
+    candidate's module globals (a graph kept in a module-level dict is found too)."""
+    from grader import probes
+
+    return sub.probe(probes.graph_holders, sub, *roots)

@@ -1,24 +1,32 @@
 """`grader validate`: prove each exercise's checks right.
 
-For every exercise: the reference solution scores 100 %, the untouched stub scores 0, and every
+For every exercise: the reference solution and every alternative solution
+(`solutions/<track>/<id>/alternatives/*.py`) score 100 %, the untouched stub and the trivial answers
+of `grader.trivial` (every function returning None, 0, an empty tensor or its input) score 0, and every
 known mistake (`solutions/<track>/<id>/mistakes/*.py`) scores below the maximum and fails each
-check its docstring names on a line `Caught by: test_a, test_b`. Everything is graded in one
-judge session (candidates are parametrized), so validating all exercises costs one torch import.
+check its docstring names on a line `Caught by: test_a, test_b`. The exercises are shared out over
+one judge session per core (`jobs`), in which the candidates are parametrized: validating every
+exercise costs one torch import per judge.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.catalog import Catalog, Exercise, require_hidden_tests
+from grader.errors import GraderError
 from grader.grading import build_exercise
+from grader.parallel import run_split
 from grader.results import ExerciseResult
 from grader.runtimes import JudgeJob, get_runtime
 from grader.runtimes.base import Candidate
 from grader.submissions import CandidateFile
+from grader.trivial import TRIVIAL, explanations, write_trivial_answers
 
 _CAUGHT_BY = re.compile(r"^\s*Caught by:\s*(.+)$", re.MULTILINE)
 
@@ -50,10 +58,28 @@ class ExerciseValidation:
     stub: ExerciseResult
     mistakes: list[MistakeVerdict]
     problems: list[str]
+    alternatives: dict[str, ExerciseResult] = field(default_factory=dict)
+    trivial: dict[str, ExerciseResult] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
         return not self.problems
+
+
+def _counter(progress: Progress) -> Callable[[dict], None]:
+    collected: dict[str, int] = {}
+    done: dict[str, int] = {}
+
+    def on_record(record: dict) -> None:
+        ex_id = record.get("exercise")
+        if not isinstance(ex_id, str):
+            return
+        if record.get("type") == "collected":
+            collected[ex_id] = collected.get(ex_id, 0) + 1
+        elif record.get("type") == "check":
+            done[ex_id] = done.get(ex_id, 0) + 1
+            progress(ex_id, done[ex_id], collected.get(ex_id, 0))
+    return on_record
 
 
 def _base(name: str) -> str:
@@ -81,8 +107,28 @@ def judge_mistake(path: Path, result: ExerciseResult) -> MistakeVerdict:
     return verdict
 
 
+Progress = Callable[[str, int, int], None]  # (exercise id, checks finished, checks collected)
+
+
+def alternatives(ex: Exercise) -> list[Path]:
+    """Other correct solutions, each required to score 100 %: solutions/<track>/<id>/alternatives/*.py."""
+    folder = ex.solutions_dir / "alternatives"
+    return sorted(folder.glob("*.py")) if folder.is_dir() else []
+
+
 def validate(exercises: list[str] | None = None, root: Path | None = None, timeout_s: float | None = None,
-             runtime: str = "local") -> list[ExerciseValidation]:
+             runtime: str = "local", progress: Progress | None = None,
+             jobs: int | None = None) -> list[ExerciseValidation]:
+    """Validate `exercises` (refs; None: all). `progress(exercise_id, done, total)` is called as each
+    check of an exercise finishes (reference, stub, mistakes, alternatives and trivial answers
+    together), when given. `jobs`: judges run at once, each over a share of the exercises
+    (default: the cores available; see `grader.parallel`)."""
+    with tempfile.TemporaryDirectory(prefix="grader-trivial-") as tmp:
+        return _validate(exercises, root, timeout_s, runtime, Path(tmp), progress, jobs)
+
+
+def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float | None, runtime: str,
+              tmp: Path, progress: Progress | None = None, jobs: int | None = None) -> list[ExerciseValidation]:
     catalog = Catalog.load(root)
     selected = catalog.select(exercises)
     if not any(ex.has_hidden_tests for ex in selected):  # a candidate bundle: nothing to validate here
@@ -98,12 +144,18 @@ def validate(exercises: list[str] | None = None, root: Path | None = None, timeo
         add("stub", ex, ex.stub)
         for mistake in ex.mistakes:
             add(f"mistake-{mistake.stem}", ex, mistake)
+        for alt in alternatives(ex):
+            add(f"alternative-{alt.stem}", ex, alt)
+        if ex.stub.is_file():
+            for kind, path in write_trivial_answers(ex.stub, tmp / ex.id).items():
+                add(f"trivial-{kind}", ex, path)
     missing_refs = [ex for ex in selected if not ex.reference.is_file()]
     for ex in missing_refs:
         candidates["reference"][ex.id] = {"path": None, "problem": f"no reference solution at {ex.reference}"}
     job = JudgeJob(root=catalog.root, exercises=selected,
-                   candidates=[Candidate(label, files) for label, files in candidates.items()], timeout_s=timeout_s)
-    output = get_runtime(runtime).run(job)
+                   candidates=[Candidate(label, files) for label, files in candidates.items()], timeout_s=timeout_s,
+                   on_record=_counter(progress) if progress else None)
+    output = run_split(get_runtime(runtime), job, jobs)
 
     def result(label: str, ex: Exercise, path: Path) -> ExerciseResult:
         entry = candidates[label][ex.id]
@@ -127,10 +179,34 @@ def validate(exercises: list[str] | None = None, root: Path | None = None, timeo
             problems.append(f"stub scores {stub.score:g} (passes {', '.join(passing[:8])})")
         if len(ex.mistakes) < 2:
             problems.append(f"only {len(ex.mistakes)} mistake(s) in {ex.solutions_dir / 'mistakes'}: write at least 2")
+        alts = {label.removeprefix("alternative-"): result(label, ex, Path(files[ex.id]["path"]))
+                for label, files in candidates.items() if label.startswith("alternative-") and ex.id in files}
+        for name, alt in alts.items():
+            if alt.score < alt.max_score or alt.max_score == 0:
+                failing = [f"{c.name}: {c.message.splitlines()[0] if c.message else c.outcome}"
+                           for c in alt.checks if c.outcome in ("failed", "error")]
+                problems.append(f"alternative {name}.py scores {alt.score:g}/{alt.max_score:g}: a correct answer "
+                                "must score 100 %" + "".join(f"\n    {f}" for f in failing[:8]))
+        trivial = {}
+        if ex.stub.is_file():
+            try:
+                explained = explanations(ex.solutions_dir)
+            except GraderError as exc:
+                problems.append(str(exc))
+                explained = {}
+            for kind in TRIVIAL:
+                label = f"trivial-{kind}"
+                entry = candidates[label][ex.id]
+                trivial[kind] = got = build_exercise(ex, label, catalog.root, CandidateFile(
+                    ex.id, Path(entry["path"]), None), output)
+                if got.score > 0 and kind not in explained:
+                    passing = sorted({_base(c.name) for c in got.checks if c.outcome == "passed"})
+                    problems.append(f"a trivial answer ({TRIVIAL[kind]}) scores {got.score:g}: "
+                                    f"{', '.join(passing[:8])} must check the result's type and value")
         verdicts = []
         for mistake in ex.mistakes:
             verdict = judge_mistake(mistake, result(f"mistake-{mistake.stem}", ex, mistake))
             problems += verdict.problems
             verdicts.append(verdict)
-        validations.append(ExerciseValidation(ex, ref, stub, verdicts, problems))
+        validations.append(ExerciseValidation(ex, ref, stub, verdicts, problems, alts, trivial))
     return validations

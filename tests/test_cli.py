@@ -2,6 +2,7 @@
 the real exercises (so the expected text does not change when exercises are added)."""
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import textwrap
@@ -26,18 +27,20 @@ def root(tmp_path_factory) -> Path:
 
 
 def run(root: Path, *args: str):
-    return CliRunner().invoke(cli, list(args), env={"GRADER_ROOT": str(root), "COLUMNS": "120"},
-                              prog_name="grader")
+    # from inside the root: the enclosing exercise tree comes before $GRADER_ROOT (grader.roots)
+    with contextlib.chdir(root):
+        return CliRunner().invoke(cli, list(args), env={"GRADER_ROOT": str(root), "COLUMNS": "120"},
+                                  prog_name="grader")
 
 
 def test_list(root):
     result = run(root, "list")
     assert result.exit_code == 0
-    assert result.output == textwrap.dedent("""\
-        exercise            track     difficulty  gpu       points  title
-        05_broadcast_bias   tensors   easy        optional      10  Broadcasting: feature bias, per-sample bias, pairwise distances
-        10_autograd_basics  autograd  easy        optional      10  Derivatives with backward(), gradient accumulation, manual descent
-        2 exercises
+    assert result.output == textwrap.dedent(f"""\
+        exercise            track     difficulty  gpu       points  status       hints  title
+        05_broadcast_bias   tensors   easy        optional      10  not started  -      Broadcasting: feature bias, per-sample bias, pairwise distances
+        10_autograd_basics  autograd  easy        optional      10  not started  -      Derivatives with backward(), gradient accumulation, manual descent
+        2 exercises in {root} (from GRADER_ROOT)
         """)
 
 
@@ -79,12 +82,13 @@ def test_check_stub_fails_with_exit_3(root):
 def test_check_solution_passes_with_exit_0(root):
     result = run(root, "check", "05", "--path", str(root / "solutions"))
     assert result.exit_code == 0, result.output
-    assert result.output.splitlines() == [
+    assert result.output.splitlines()[:4] == [
         "05_broadcast_bias (tensors/05_broadcast_bias/broadcast_bias.py): 3/3 checks passed",
         "  ✓ test_feature_bias_example (shape)",
         "  ✓ test_sample_bias_example (value)",
         "  ✓ test_pairwise_example (value)",
     ]
+    assert result.output.splitlines()[4].startswith("3 passed in ")  # pytest's summary line
 
 
 def test_check_shows_a_shape_diff(root, tmp_path):
@@ -140,6 +144,8 @@ def test_validate_pilots(root):
     result = run(root, "validate", "05", "10")
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1] == "2/2 exercises valid"
+    progress = [line for line in result.output.splitlines() if line.endswith(" s)") and "checks run" in line]
+    assert [line.split(":")[0].strip() for line in progress] == ["05_broadcast_bias", "10_autograd_basics"]
 
 
 def test_validate_reports_a_broken_exercise(root, tmp_path):

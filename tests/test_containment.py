@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
+import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -70,17 +74,41 @@ def test_submitted_conftest_and_pytest_ini_are_never_loaded():
     assert run.submissions[0].score == 0  # the stub scores nothing, whatever its conftest says
 
 
-def test_no_worker_is_left_running():
-    grade([BAD / "hang"], exercises=["05"], visibility="public", timeout_s=1)
-    leftovers = []
+def _processes_mentioning(marker: str) -> list[str]:
+    """Command lines of the live processes whose command line or environment mention `marker`."""
+    found = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
             continue
         try:
             cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+            env = Path(f"/proc/{pid}/environ").read_bytes()
         except OSError:
-            continue
-        if b"grader.sandbox.zygote" in cmd or b"grader.judge" in cmd:
-            leftovers.append(cmd.replace(b"\0", b" ").decode())
-    # the session-scoped test zygote of other tests may be alive: only judges must be gone
-    assert not [c for c in leftovers if "grader.judge" in c], leftovers
+            continue  # gone, or another user's process: not one this test started
+        if marker.encode() in cmd or marker.encode() in env:
+            found.append(cmd.replace(b"\0", b" ").decode(errors="replace"))
+    return found
+
+
+def test_no_worker_is_left_running(tmp_path, monkeypatch):
+    # Only the processes this test starts: their temporary folders (the judge's spec and cwd, the
+    # fork server's and workers' TMPDIR) all lie under a folder unique to this test, so judges of
+    # other gradings running on the machine at the same time are not mistaken for leftovers.
+    own = tmp_path / f"own-{uuid.uuid4().hex}"
+    own.mkdir()
+    monkeypatch.setenv("TMPDIR", str(own))
+    monkeypatch.setattr(tempfile, "tempdir", str(own))
+    grade([BAD / "hang"], exercises=["05"], visibility="public", timeout_s=1)
+    leftovers = _processes_mentioning(str(own))
+    assert not leftovers, leftovers
+
+
+def test_leftover_detection_sees_a_process_of_this_test(tmp_path):
+    """The scan above can fail: a process started under the marker is found while it lives."""
+    own = tmp_path / f"own-{uuid.uuid4().hex}"
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", str(own)])
+    try:
+        assert any(str(own) in c for c in _processes_mentioning(str(own)))
+    finally:
+        proc.kill()
+        proc.wait()

@@ -1,5 +1,6 @@
 """Every exercise in the catalog is proven right: `grader validate` over all of them (reference
-100 %, stub 0, every mistake caught by the checks it names), in one judge session."""
+100 %, stub 0, every mistake caught by the checks it names), the exercises shared out over one
+judge session per core (`grader.parallel`)."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -23,7 +23,7 @@ from grader.cli import cli
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = Path(__file__).parent / "data" / "schemas" / "github-workflow.json"
 BIN = Path(sys.executable).parent
-PUBLIC_NAMES = {"README.md", "exercise.toml", "test_public.py"}
+PUBLIC_NAMES = {"README.md", "exercise.toml", "test_public.py", "hints.md"}
 NOTES = re.compile(r"^## +notes for graders\b", re.IGNORECASE)
 
 
@@ -207,7 +207,8 @@ def test_check_all_runs_in_the_installed_bundle(installed):
                             env=_env(COLUMNS="200"), timeout=300)
     assert result.returncode == 3, result.stdout + result.stderr  # the stubs fail their public checks
     lines = result.stdout.splitlines()
-    headers = [line for line in lines if not line.startswith(" ")]
+    assert re.fullmatch(r"\d+ failed in [\d.]+ s", lines[-1]), lines[-1]  # pytest's summary line
+    headers = [line for line in lines[:-1] if not line.startswith(" ")]
     exercises = sorted(p for p in (clone / "exercises").glob("*/*") if p.is_dir())
     assert len(headers) == len(exercises)
     for header, folder in zip(headers, sorted(exercises, key=lambda p: p.name)):
@@ -301,14 +302,16 @@ def test_pull_request_code_is_graded_only_by_the_trusted_workflow(bundle):
     checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@"))
     assert "ref" not in checkout.get("with", {}), "the trusted workflow must not check out the pull request"
     script = steps["Grade with the hidden checks, in the grading image"]["run"]
-    assert 'grader grade "$RUNNER_TEMP/submission/submission.tar.gz" --runtime docker' in script
-    for option in ("--junit reports/junit.xml", "--markdown reports/summary.md", "--markdown-limit step"):
+    assert 'grader grade "$RUNNER_TEMP/submission/submission.tar.gz" --runtime docker --audience candidate' in script
+    # the pull request sees the candidate's form only; the full form goes to the interviewer's artifact
+    for option in ("--junit candidate/junit.xml", "--markdown candidate/summary.md", "--markdown-limit step",
+                   "--full-reports reports"):
         assert option in script
-    assert '>> "$GITHUB_STEP_SUMMARY"' in script
+    assert 'cat candidate/summary.md >> "$GITHUB_STEP_SUMMARY"' in script
     pull = steps["Pull the grading image"]["run"]
     assert pull.index("docker logout") < pull.index("docker tag") and "torch-grader:latest" in pull
     upload = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact@"))
     assert upload["with"]["path"] == "reports/"
     report = next(s for s in job["steps"] if s.get("uses", "").startswith("mikepenz/action-junit-report@"))
-    assert report["with"]["report_paths"] == "reports/junit.xml"
+    assert report["with"]["report_paths"] == "candidate/junit.xml"
     assert report["with"]["commit"] == "${{ github.event.workflow_run.head_sha }}"

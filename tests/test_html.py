@@ -80,10 +80,7 @@ def test_report_loads_with_no_console_error_and_no_fetch(browser, graded, tmp_pa
 def test_numbers_on_the_page_equal_the_json_report(browser, graded, tmp_path):
     path, report = graded
     page = Page(browser, path, tmp_path / "report.png")
-    total = page.locator("#total")
-    assert number(total.locator("[data-field=score]").inner_text()) == pytest.approx(report["score"], abs=0.005)
-    assert number(total.locator("[data-field=max-score]").inner_text()) == pytest.approx(report["max_score"], abs=0.005)
-    assert number(total.locator("[data-field=percent]").inner_text()) == pytest.approx(report["percent"], abs=0.005)
+    assert page.locator("#total").count() == 0  # several candidates: no total across them
 
     assert page.locator("section.submission").count() == len(report["submissions"]) == 2
     for sub in report["submissions"]:

@@ -29,7 +29,7 @@ def normalise_run(run: GradeRun) -> GradeRun:
                                                                 for c in ex.checks))
                           for ex in sub.exercises)
         subs.append(dataclasses.replace(sub, path="<submission>", exercises=exercises))
-    env = dataclasses.replace(run.environment, python="3.x", notes=())
+    env = dataclasses.replace(run.environment, python="3.x", notes=(), exercise_root="<root>")
     return dataclasses.replace(run, submissions=tuple(subs), environment=env, started_at="2026-01-01T00:00:00+00:00",
                                duration_s=1.0)
 

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from grader.judge.run import warm_ups
-from grader.sandbox.client import scrubbed_env
+from grader.sandbox.zygote_client import scrubbed_env  # torch-free: root imports no torch
 
 
 def _drop_to(user: pwd.struct_passwd) -> None:

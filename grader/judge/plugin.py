@@ -21,13 +21,19 @@ import pytest
 import torch
 
 from grader.catalog import CHECK_KINDS
+from grader.judge import source
+from grader.judge.explain import details
 from grader.judge.proxy import Submission, SubmissionProblem
 from grader.judge.static import StaticView
-from grader.sandbox import privileges
+from grader.sandbox import namespaces, privileges
 from grader.sandbox.client import Limits, WorkerFailure, Zygote
 from grader.sandbox.handles import RemoteError
 
 MAX_MESSAGE = 3000
+MAX_FLAGS = 50  # static flags per file in a record
+MAX_FLAG_TEXT = 300
+MAX_RECORD = 256 << 10  # one results line; `runtimes.base.read_records` skips longer lines
+MAX_OUTPUT = 2000  # characters of a public check's captured output
 
 
 class JudgePlugin:
@@ -46,8 +52,10 @@ class JudgePlugin:
 
         self.landlock_abi = landlock.abi_version() if spec.get("landlock", True) and \
             os.environ.get("GRADER_LANDLOCK", "1") != "0" else 0
-        self.landlock_protections = landlock.protections(self.landlock_abi)
+        self.profile = sandbox_profile(zygote)
+        self.landlock_protections = landlock.protections(self.landlock_abi, tcp=self.profile == "restricted")
         self.sandbox_reported = False
+        self.gpu_noted: set[str] = set()
         self.out = open(spec["results_path"], "a", encoding="utf-8")  # noqa: SIM115 - closed at session end
         self.import_failures: dict[tuple[str, str], dict] = {}
         self.spent: dict[tuple[str, str], float] = {}
@@ -56,7 +64,12 @@ class JudgePlugin:
     # --- output ----------------------------------------------------------------------------------
 
     def emit(self, record: dict) -> None:
-        self.out.write(json.dumps(record) + "\n")
+        """Append one JSON line. A record can never be big enough to cost other verdicts: its
+        strings are cut, and a line still over MAX_RECORD is replaced by a failure of that check."""
+        line = json.dumps(record)
+        if len(line) > MAX_RECORD:
+            line = json.dumps(_shrunk(record))
+        self.out.write(line + "\n")
         self.out.flush()
 
     def exercise_of(self, path: Path) -> dict | None:
@@ -66,10 +79,11 @@ class JudgePlugin:
 
     def pytest_configure(self, config: pytest.Config) -> None:
         config.addinivalue_line("markers", "check(kind, weight=1, timeout_s=None): a graded check")
-        protections = ["a fresh worker process per check", "time limit per check", "memory limit (rlimit and watchdog)",
+        protections = ["a fresh worker process per check", "time limit per check", "memory limit (rlimit and a watchdog over the worker's whole process tree)",
                        "file size and open-file rlimits", "scrubbed environment", "verdicts kept in the judge"]
         protections += self.landlock_protections or ["no Landlock here: the worker can read every file this user can"]
-        protections += privileges.protections()
+        protections += privileges.protections(sockets=self.profile != "restricted")
+        protections += PROFILE_PROTECTIONS[self.profile]
         self.emit({"type": "environment", "torch": torch.__version__, "cuda": torch.version.cuda,
                    "cuda_available": self.cuda, "protections": protections,
                    "gpus": [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] if self.cuda else [],
@@ -82,10 +96,13 @@ class JudgePlugin:
         record: dict[str, Any] = {"type": "static", "candidate": label, "exercise": ex_id, "flags": []}
         if entry.get("path") and not entry.get("problem"):
             try:
-                view = StaticView(Path(entry["path"]), Path(entry["path"]).read_bytes().decode("utf-8"))
-                record["flags"] = [f.to_dict() for f in view.tampering()]
-            except (UnicodeDecodeError, SyntaxError, ValueError, OSError):
-                pass
+                path = Path(entry["path"])
+                flags = StaticView(path, source.read(path)).tampering()
+            except Exception:  # noqa: BLE001 - the file's checks report why it cannot be read or parsed
+                flags = []
+            record["flags"] = [{"line": f.line, "message": f.message[:MAX_FLAG_TEXT]} for f in flags[:MAX_FLAGS]]
+            if len(flags) > MAX_FLAGS:
+                record["flags"].append({"line": 0, "message": f"and {len(flags) - MAX_FLAGS} more flags"})
         self.emit(record)
 
     def pytest_generate_tests(self, metafunc: pytest.Metafunc) -> None:
@@ -99,6 +116,7 @@ class JudgePlugin:
                 pytest.param("cuda", marks=pytest.mark.skipif(not self.cuda, reason="CUDA not available")),
             ])
 
+    @pytest.hookimpl(trylast=True)  # after -k has deselected: only what will run is "collected"
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list) -> None:
         import cloudpickle
 
@@ -109,6 +127,9 @@ class JudgePlugin:
                 cloudpickle.register_pickle_by_value(module)
             except ValueError:
                 pass
+        import grader.probes
+
+        cloudpickle.register_pickle_by_value(grader.probes)  # the worker must not supply these helpers
         for item in items:
             info = self.describe(item)
             self.emit({"type": "collected", **info})
@@ -147,22 +168,34 @@ class JudgePlugin:
         path = Path(entry["path"]) if entry.get("path") else None
         submission = Submission(
             module_name=ex["name"], path=path, problem=entry.get("problem"), zygote=self.zygote,
-            limits=self.limits, seed=self.seed_value, timeout_s=item.stash[_TIMEOUT], cuda=self.cuda,
+            limits=self.limits.for_exercise(ex.get("limits", {})), seed=self.seed_value, timeout_s=item.stash[_TIMEOUT], cuda=self.cuda,
             import_failures=self.import_failures.setdefault((info["candidate"], ex["id"]), {}),
             submission_root=self.candidates[info["candidate"]].get("root"), landlock=self.landlock_abi > 0,
-            on_sandbox=self.check_sandbox,
+            on_sandbox=self.check_sandbox, profile=self.profile, network=ex.get("network", "loopback"),
+            on_tamper=lambda message: self.emit({"type": "tampering", "candidate": info["candidate"],
+                                                 "exercise": ex["id"], "check": info["name"], "message": message}),
         )
         yield submission
         submission.close()
+        item.stash[_OUTPUT] = submission.output  # what the candidate's code printed during this check
+
+    def note_gpu_required(self, exercise: str) -> None:
+        """Say once per exercise that it was not graded for want of a GPU."""
+        if exercise in self.gpu_noted:
+            return
+        self.gpu_noted.add(exercise)
+        self.emit({"type": "note", "message": f"{exercise} requires a GPU (gpu = \"required\" in its exercise.toml) and "
+                                              f"CUDA is not available here: its checks were not run"})
 
     def check_sandbox(self, applied: Any) -> None:
-        """Record once if a worker could not apply the sandbox the judge expected."""
-        if self.sandbox_reported or applied == self.landlock_abi:
+        """Record once if a worker did not apply the sandbox the judge expected. What the worker
+        says is only compared, never shown: the note is the judge's own words."""
+        if self.sandbox_reported or (type(applied) is int and applied == self.landlock_abi):
             return
         self.sandbox_reported = True
-        what = applied if isinstance(applied, str) else f"Landlock ABI {applied} instead of {self.landlock_abi}"
-        self.emit({"type": "note", "message": f"a worker could not apply its whole sandbox ({what}): it ran with "
-                                              f"the other protections only"})
+        self.emit({"type": "note", "message": "a worker reported that it could not apply its whole sandbox "
+                                              f"(Landlock ABI {self.landlock_abi} expected): it ran with the "
+                                              "other protections only"})
 
     @pytest.fixture
     def seed(self) -> int:
@@ -181,6 +214,9 @@ class JudgePlugin:
         item.stash[_START] = time.monotonic()
         if info["kind"] not in CHECK_KINDS:
             raise _AuthoringError(f"{info['name']} has no @check(kind, weight) marker with a known kind")
+        if ex.get("gpu") == "required" and not self.cuda:
+            self.note_gpu_required(info["exercise"])
+            pytest.skip(f"needs a GPU: {info['exercise']} declares gpu = \"required\" and CUDA is not available here")
         key = (info["candidate"], info["exercise"])
         budget = ex.get("budget_s")
         if budget and self.spent.get(key, 0.0) >= budget:
@@ -199,6 +235,8 @@ class JudgePlugin:
         phases = item.stash.setdefault(_PHASES, {})
         if call.excinfo is not None and not report.skipped:
             phases[call.when] = (call.excinfo.value, call.excinfo.tb)
+            sub = getattr(item, "funcargs", {}).get("sub")
+            item.stash[_LAST_CALL] = getattr(getattr(sub, "_worker", None), "last_call", None)
         elif report.skipped:
             reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
             phases[call.when] = ("skip", reason.removeprefix("Skipped: "))
@@ -222,9 +260,14 @@ class JudgePlugin:
                 outcome, message = "not_run", tb
                 break
             outcome, message, line = classify(value, tb, when, item.path)
+            if info["visibility"] == "public":  # hidden checks' values and inputs stay hidden
+                extra = details(value, item.stash.get(_LAST_CALL, None))
+                message += f"\n{extra}" if extra else ""
             break
+        output = item.stash.get(_OUTPUT, "") if info["visibility"] == "public" else ""
         self.emit({"type": "check", **info, "outcome": outcome, "message": message[:MAX_MESSAGE],
-                   "duration_s": round(elapsed, 4), "line": line or info["line"]})
+                   "duration_s": round(elapsed, 4), "line": line or info["line"],
+                   "output": output[-MAX_OUTPUT:] if output.strip() else ""})
         while self.zygote.incidents:
             incident = self.zygote.incidents.pop(0)
             self.emit({"type": "note", "message": f"{incident} (during {info['exercise']} {info['name']} "
@@ -238,8 +281,30 @@ class JudgePlugin:
         yield
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        reason = session.shouldfail  # set only by -x / --maxfail, which the user asked for
+        if isinstance(reason, str) and reason:
+            self.emit({"type": "stopped", "reason": reason})
         self.emit({"type": "finished", "exitstatus": int(exitstatus)})
         self.out.close()
+
+
+PROFILE_PROTECTIONS = {
+    "namespaces": namespaces.protections(),
+    "container": ["the container's network (none: loopback only) and IPC: sockets allowed in the worker"],
+    "restricted": ["no private namespaces here: the worker may open no socket (CUDA, DataLoader workers "
+                   "and gloo cannot run)"],
+}
+
+
+def sandbox_profile(zygote: Zygote) -> str:
+    """How workers are walled off from the host (see `grader.sandbox.worker._sandbox`): in the
+    container, by the container; on this machine, by private namespaces where the kernel lets
+    us create them ($GRADER_NAMESPACES=0 turns them off), else by refusing every socket."""
+    if zygote.attached:
+        return "container"
+    if os.environ.get("GRADER_NAMESPACES", "1") != "0" and namespaces.available() is None:
+        return "namespaces"
+    return "restricted"
 
 
 class _AuthoringError(Exception):
@@ -250,6 +315,8 @@ _INFO = pytest.StashKey[dict]()
 _PHASES = pytest.StashKey[dict]()
 _TIMEOUT = pytest.StashKey[float]()
 _START = pytest.StashKey[float]()
+_OUTPUT = pytest.StashKey[str]()
+_LAST_CALL = pytest.StashKey[object]()
 
 
 def classify(exc: BaseException, tb: Any, when: str, test_path: Path) -> tuple[str, str, int | None]:
@@ -281,3 +348,16 @@ def classify(exc: BaseException, tb: Any, when: str, test_path: Path) -> tuple[s
             text = text.split("\nassert ", 1)[0]
         return "failed", text, line
     return "failed", f"{type(exc).__name__}: {exc}", line
+
+
+def _shrunk(record: dict) -> dict:
+    """A record that fits in a results line: long strings cut; a check whose record is still too
+    big fails (only that check)."""
+    out = {k: (v[:2000] if isinstance(v, str) else v) for k, v in record.items() if k != "flags"}
+    if "flags" in record:
+        out["flags"] = [{"line": 0, "message": "static flags dropped: too large for a results line"}]
+    if len(json.dumps(out)) > MAX_RECORD:
+        out = {k: v for k, v in out.items() if not isinstance(v, (list, dict))}
+    if out.get("type") == "check":
+        out.update(outcome="failed", message="the result of this check was too large to record")
+    return out

@@ -6,6 +6,11 @@ use) and returns data or a remote handle. Extra attributes, which no exercise st
 - `sub.probe(fn, *args, **kwargs)`: run trusted `fn(*args, **kwargs)` in the worker, next to the
   candidate's code (handles in the arguments become the real objects); the module itself is
   `sub.module` when passed as an argument. Probes observe; they never compute expected values.
+- `sub.read_file(path)` / `sub.write_file(path, data)`: bytes of a file in the worker's scratch
+  folder (size-capped) / a file put there; `sub.verify(fn, *args)`: run trusted `fn` in the
+  verifier worker, which never imports the submission, on such bytes; plain data back.
+- `sub.measure_memory(fn, *args)`: (result, peak growth of the worker's resident memory in bytes)
+  for one call, measured from outside the worker (its fork server reads /proc).
 - `sub.static`: the parsed source (`uses`, `loops_in`, `tampering`), in the judge.
 - `sub.path`, `sub.source`, `sub.scratch` (the worker's scratch folder), `sub.output` (the tail of
   what the worker printed).
@@ -17,10 +22,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from grader.judge import canary
+from grader.judge import source as source_module
 from grader.judge.static import StaticView
 from grader.sandbox.client import CandidateImportError, Limits, Worker, WorkerFailure, Zygote
 from grader.sandbox.codec import Ref
-from grader.sandbox.handles import RemoteError, RemoteHandle, call_remote
+from grader.sandbox.handles import RemoteError, RemoteHandle, call_remote, remote_exception
 
 
 class SubmissionProblem(AssertionError):
@@ -30,7 +37,8 @@ class SubmissionProblem(AssertionError):
 class Submission:
     def __init__(self, *, module_name: str, path: Path | None, problem: str | None, zygote: Zygote,
                  limits: Limits, seed: int, timeout_s: float, cuda: bool, import_failures: dict,
-                 submission_root: str | None = None, landlock: bool = False, on_sandbox=None):
+                 submission_root: str | None = None, landlock: bool = False, on_sandbox=None, on_tamper=None,
+                 profile: str = "restricted", network: str = "loopback"):
         self._module_name = module_name
         self._path = path
         self._problem = problem
@@ -44,7 +52,11 @@ class Submission:
         self._submission_root = submission_root
         self._landlock = landlock
         self._on_sandbox = on_sandbox
+        self._on_tamper = on_tamper  # called with a message when tampering is detected
+        self._profile = profile
+        self._network = network
         self._worker: Worker | None = None
+        self._verifier: Worker | None = None
         self._module: RemoteHandle | None = None
         self._static: StaticView | None = None
 
@@ -69,13 +81,10 @@ class Submission:
         if self._static is None:
             path = self._require_file()
             try:
-                source = path.read_bytes().decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise SubmissionProblem(f"{path.name} is not valid UTF-8 ({exc.reason} at byte {exc.start}): "
-                                        f"save it as UTF-8") from None
-            view = StaticView(path, source)
-            try:
+                view = StaticView(path, source_module.read(path))
                 view.tree  # noqa: B018 - parsing is the point
+            except source_module.SourceProblem as exc:
+                raise SubmissionProblem(str(exc)) from None
             except SyntaxError as exc:
                 raise SubmissionProblem(f"{path.name} has a syntax error at line {exc.lineno}: {exc.msg}") from None
             self._static = view
@@ -96,7 +105,8 @@ class Submission:
             self._deadline = time.monotonic() + self._timeout_s
             worker = Worker(self._zygote, str(self._path), self._module_name, self._limits, seed=self._seed,
                             cuda=self._cuda, deadline=self._deadline, time_limit=self._timeout_s,
-                            submission_root=self._submission_root, landlock=self._landlock)
+                            submission_root=self._submission_root, landlock=self._landlock,
+                            profile=self._profile, network=self._network)
             self._worker = worker
             try:
                 try:
@@ -126,11 +136,118 @@ class Submission:
         return self._worker.output if self._worker else ""
 
     def probe(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run trusted `fn(*args, **kwargs)` in the worker and return its answer (data). Canaries
+        (`grader.judge.canary`) travel with it: a wrong one fails the check and zeroes the exercise."""
+        return self._probe(fn, args, kwargs)[0]
+
+    def timed(self, fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
+        """`probe`, and the seconds it took, measured by the judge's own clock around the request
+        (the worker's answer and its decoding included; the canaries not). A worker can only make
+        this longer, never shorter: perf checks use it, never a clock read inside the worker."""
+        return self._probe(fn, args, kwargs)
+
+    def _probe(self, fn: Any, args: tuple, kwargs: dict) -> tuple[Any, float]:
         module = self.module
         assert self._worker is not None
         args = tuple(module if a is self else a for a in args)
-        name = getattr(fn, "__name__", "probe")
-        return call_remote(self._worker, {"op": "probe", "fn": fn}, args, kwargs, what=f"probe {name}()")
+        what = f"probe {getattr(fn, '__name__', 'probe')}()"
+        before, after = canary.schedule()
+        for _ in range(before):
+            self._canary(fn, canary.plan_for(canary.template(fn)), args, kwargs, what)
+        start = time.perf_counter()
+        try:
+            answer = call_remote(self._worker, {"op": "probe", "fn": fn}, args, kwargs, what=what)
+        except RemoteError as exc:
+            if exc.remote_type == "TamperingDetected":
+                self._tampered(f"the worker's own guard found replaced functions ({str(exc)[:300]})")
+            raise
+        seconds = time.perf_counter() - start
+        canary.remember(fn, answer)
+        twin = canary.plan_for(answer)
+        for _ in range(after):
+            self._canary(fn, twin, args, kwargs, what)
+            twin = canary.flipped(twin[0])
+        return answer, seconds
+
+    def _canary(self, real: Any, planned: tuple[Any, Any], args: tuple, kwargs: dict, what: str) -> None:
+        plan, expected = planned
+        try:
+            got = call_remote(self._worker, {"op": "probe", "fn": canary.disguised(real, plan)}, args, kwargs,
+                              what=what)
+        except RemoteError as exc:
+            if exc.remote_type == "MemoryError":
+                raise
+            self._tampered(f"a canary probe raised {exc.remote_type}")
+        if not canary.same(got, expected):
+            self._tampered("a canary probe (a question whose answer the judge knows, sent like this check's own "
+                           "probes) came back wrong")
+
+    def _tampered(self, why: str) -> None:
+        message = (f"tampering detected: {why}. The worker's torch, numpy or request handling was changed, so "
+                   f"nothing observed in it can be trusted: this exercise scores 0")
+        if self._on_tamper is not None:
+            self._on_tamper(message)
+        raise canary.CanaryMismatch(message)
+
+    def measure_memory(self, fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, int]:
+        """Call `fn` (the candidate's, e.g. `sub.pairwise_sq_dists`) and return (its result, the
+        growth of the worker's resident memory at its peak during the call, in bytes).
+
+        Measured from outside the worker: its fork server resets the peak-RSS mark
+        (/proc/PID/clear_refs) right before the call and reads VmHWM right after, so neither
+        memory touched earlier (at import) nor anything the candidate patches in the worker
+        changes the figure. It includes decoding the arguments and encoding the result."""
+        self.module  # noqa: B018 - the worker exists
+        assert self._worker is not None and self._worker.pid is not None
+        before = self._zygote.peak_memory(self._worker.pid, reset=True)
+        if "error" in before:
+            raise RuntimeError(f"memory could not be measured: {before['error']}")
+        result = fn(*args, **kwargs)
+        after = self._zygote.peak_memory(self._worker.pid) if self._worker.pid is not None else {"error": "worker gone"}
+        if "error" in after:
+            raise RuntimeError(f"memory could not be measured: {after['error']}")
+        return result, max(0, after["hwm"] - before["rss"])
+
+    def read_file(self, path: str, max_bytes: int = 64 << 20) -> bytes:
+        """The bytes of a file the candidate's code wrote, `path` relative to the worker's scratch
+        folder (its working directory); refused past `max_bytes`. Parse them only in the
+        verifier (`sub.verify`), never in the judge."""
+        self.module  # noqa: B018
+        assert self._worker is not None
+        answer = self._worker.request({"op": "read_file", "path": str(path), "max_bytes": int(max_bytes)},
+                                      what=f"reading {path}")
+        if "error" in answer:
+            raise remote_exception(answer["error"], f"reading {path}")
+        if not isinstance(answer["ok"], bytes):
+            raise SubmissionProblem(f"reading {path} did not give bytes")
+        return answer["ok"]
+
+    def write_file(self, path: str, data: bytes) -> None:
+        """Put a file in the worker's scratch folder (for the candidate's code to load)."""
+        self.module  # noqa: B018
+        assert self._worker is not None
+        answer = self._worker.request({"op": "write_file", "path": str(path), "data": bytes(data)},
+                                      what=f"writing {path}")
+        if "error" in answer:
+            raise remote_exception(answer["error"], f"writing {path}")
+
+    def verify(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        """Run trusted `fn(*args, **kwargs)` in the verifier worker: forked from the clean fork
+        server, it never imports the submission, so loading candidate-made bytes there
+        (`torch.load(..., weights_only=True)`, `torch.jit.load`, `onnx.load`) runs nothing next to
+        the hidden checks. Returns plain data; started on first use, one per check."""
+        what = f"verifier {getattr(fn, '__name__', 'function')}()"
+        if self._verifier is None:
+            self._zygote.ensure_ready()
+            verifier = Worker(self._zygote, "", "", self._limits, seed=self._seed, cuda=self._cuda,
+                              deadline=self._deadline, time_limit=self._timeout_s, landlock=self._landlock,
+                              profile=self._profile, network="none", role="verifier")
+            verifier.start()
+            self._verifier = verifier
+        answer = self._verifier.request({"op": "verify", "fn": fn, "args": args, "kwargs": kwargs}, what=what)
+        if "error" in answer:
+            raise remote_exception(answer["error"], what)
+        return answer["ok"]
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("_"):
@@ -146,7 +263,9 @@ class Submission:
 
     def close(self) -> None:
         if self._worker is not None:
-            self._worker.kill()
+            self._worker.kill(detach=True)  # the check is over: how the worker ends changes nothing
+        if self._verifier is not None:
+            self._verifier.kill(detach=True)
 
     def __repr__(self) -> str:
         return f"<submission {self._module_name} at {self._path}>"

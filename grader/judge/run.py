@@ -62,18 +62,25 @@ def run_judge(spec: dict) -> int:
 
         plugin = JudgePlugin(spec, zygote)
         with tempfile.TemporaryDirectory(prefix="grader-judge-") as tmp:
-            ini = Path(tmp) / "judge.ini"
-            ini.write_text(_INI)
-            files = [str(Path(ex["dir"]) / name) for ex in spec["exercises"] for name in spec["test_files"]
-                     if (Path(ex["dir"]) / name).is_file()]
-            args = [*files, "-c", str(ini), "--rootdir", spec["root"], "--noconftest", "-p", "no:cacheprovider",
-                    "--import-mode=importlib", "--strict-markers", "-q", "--no-header", "-rN", "--tb=short",
-                    "-p", "no:randomly", "-p", "no:xdist", "-p", "no:cov"]
-            if spec.get("pytest_args"):
-                args += list(spec["pytest_args"])
-            return int(pytest.main(args, plugins=[plugin]))
+            return int(pytest.main(pytest_args(spec, Path(tmp)), plugins=[plugin]))
     finally:
         zygote.close()
+
+
+def pytest_args(spec: dict, tmp: Path) -> list[str]:
+    """The judge's pytest command line for `spec` (its ini file is written to the folder `tmp`):
+    no conftest, no ini file or plugin but the judge's own. Shared with the warm judge of
+    `grader watch` (grader.practice.server)."""
+    ini = Path(tmp) / "judge.ini"
+    ini.write_text(_INI)
+    files = [str(Path(ex["dir"]) / name) for ex in spec["exercises"] for name in spec["test_files"]
+             if (Path(ex["dir"]) / name).is_file()]
+    args = [*files, "-c", str(ini), "--rootdir", spec["root"], "--noconftest", "-p", "no:cacheprovider",
+            "--import-mode=importlib", "--strict-markers", "-q", "--no-header", "-rN", "--tb=short",
+            "-p", "no:randomly", "-p", "no:xdist", "-p", "no:cov"]
+    if spec.get("pytest_args"):
+        args += list(spec["pytest_args"])
+    return args
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -85,4 +92,9 @@ def main(argv: list[str] | None = None) -> None:
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     os.environ.pop("PYTEST_ADDOPTS", None)
     os.environ.pop("PYTEST_PLUGINS", None)
-    raise SystemExit(run_judge(spec))
+    code = run_judge(spec)
+    # Every result is written and closed (pytest_sessionfinish) and the fork server has exited:
+    # skip the interpreter's teardown of torch's modules (0.3 s to a second), which the CLI waits for.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from grader.judge.source import parse as parse_source
+
 _TAMPER_ROOTS = {"torch", "numpy", "builtins", "pytest", "grader"}
 _SUSPECT_IMPORTS = {"ctypes": "uses ctypes", "gc": "uses gc (garbage-collector introspection)",
                     "inspect": "uses inspect (frame and source introspection)",
@@ -33,6 +35,80 @@ _SUSPECT_CALLS = {"sys._getframe": "reads interpreter frames (sys._getframe)",
                   "os._exit": "exits the process (os._exit)", "os.fork": "forks processes (os.fork)",
                   "gc.get_objects": "walks every live object (gc.get_objects)",
                   "gc.get_referrers": "walks object referrers (gc.get_referrers)"}
+
+
+MAX_FLAGS = 200
+_REACHING_ATTRS = {"__class__", "__mro__", "__bases__", "__base__", "__globals__", "__dict__", "__module__",
+                   "__builtins__", "__self__", "__func__", "__closure__", "__subclasses__"}
+_IMPORTING_CALLS = {"importlib.import_module", "importlib.__import__", "builtins.__import__", "sys.modules.get",
+                    "importlib.reload"}
+
+
+def _is_module_or_class(dotted: str) -> bool:
+    """Does `dotted` (e.g. "torch.nn", "torch.Tensor", "time") name a module or a class? Resolved
+    in the judge against the real, trusted modules; unknown roots count (they were imported)."""
+    import importlib
+    import sys
+    import types
+
+    parts = dotted.split(".")
+    obj = sys.modules.get(parts[0])
+    if obj is None:
+        try:
+            obj = importlib.import_module(parts[0]) if parts[0] in ("torch", "numpy", "time", "math", "os", "sys",
+                                                                     "builtins", "random", "resource") else None
+        except ImportError:
+            obj = None
+    if obj is None:
+        return len(parts) == 1  # an imported module we do not have: a module all the same
+    for part in parts[1:]:
+        try:
+            obj = getattr(obj, part)
+        except Exception:  # noqa: BLE001 - anything unresolvable is not a known module or class
+            return False
+    return isinstance(obj, (types.ModuleType, type))
+
+
+def _is_call_to(node: ast.AST, names: tuple[str, ...]) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in names
+
+
+def _bindings(tree: ast.AST):
+    """(target, value) for every way a name gets a value in the file."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if (isinstance(target, (ast.Tuple, ast.List)) and isinstance(node.value, (ast.Tuple, ast.List))
+                        and len(target.elts) == len(node.value.elts)):
+                    yield from zip(target.elts, node.value.elts)  # a, b = torch, np: pairwise
+                else:
+                    yield target, node.value
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign, ast.NamedExpr)) and node.value is not None:
+            yield node.target, node.value
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            yield node.target, node.iter
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    yield item.optional_vars, item.context_expr
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = node.args
+            positional = [*args.posonlyargs, *args.args]
+            for arg, default in zip(positional[len(positional) - len(args.defaults):], args.defaults):
+                yield ast.Name(arg.arg), default
+            for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+                if default is not None:
+                    yield ast.Name(arg.arg), default
+
+
+def _target_names(target: ast.AST) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for e in target.elts for n in _target_names(e)]
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    return []
 
 
 @dataclass(frozen=True)
@@ -53,7 +129,7 @@ class StaticView:
 
     @cached_property
     def tree(self) -> ast.Module:
-        return ast.parse(self.source, filename=str(self.path))
+        return parse_source(self.path, self.source)
 
     @cached_property
     def aliases(self) -> dict[str, str]:
@@ -184,8 +260,104 @@ class StaticView:
                     todo.append(top[node.func.id])
         return sorted(set(found))
 
+    @cached_property
+    def module_names(self) -> dict[str, str]:
+        """Every name bound, anywhere in the file, to a module or a class of one: import aliases,
+        and names assigned from them (`T = torch`, `Tensor = torch.Tensor`, `a, b = torch, np`,
+        `for m in (torch,)`, `m = sys.modules["torch"]`, `m = importlib.import_module(...)`,
+        `def f(m=torch)`, `with ... as m`). Values are what they stand for ("torch", "?" unknown)."""
+        names = {k: v for k, v in self.aliases.items() if _is_module_or_class(v)}
+        pairs = list(_bindings(self.tree))
+        changed = True
+        while changed:
+            changed = False
+            for target, value in pairs:
+                stands = self._module_value(value, names)
+                if stands is None:
+                    continue
+                for name in _target_names(target):
+                    if name not in names:
+                        names[name] = stands
+                        changed = True
+        return names
+
+    def _module_value(self, node: ast.AST | None, names: dict[str, str]) -> str | None:
+        """What module or class `node` evaluates to, if it does (statically), else None."""
+        if node is None:
+            return None
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            found = [self._module_value(e, names) for e in node.elts]
+            return next((f for f in found if f), None)
+        if isinstance(node, ast.Starred):
+            return self._module_value(node.value, names)
+        if isinstance(node, ast.NamedExpr):
+            return self._module_value(node.value, names)
+        if isinstance(node, (ast.Name, ast.Attribute)):
+            root = node
+            while isinstance(root, ast.Attribute):
+                if root.attr in _REACHING_ATTRS:
+                    return "?"
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in names:
+                if names[root.id] == "?":
+                    return "?"
+                dotted = self._dotted(node) or "?"
+                if root.id not in self.aliases:
+                    dotted = names[root.id] + dotted[len(root.id):]
+                return dotted if _is_module_or_class(dotted) else None
+            return None
+        if isinstance(node, ast.Subscript):  # sys.modules["torch"], globals()["torch"], vars(m)[...]
+            base = self._dotted(node.value)
+            if base == "sys.modules" or _is_call_to(node.value, ("globals", "vars", "locals")):
+                return "?"
+            return None
+        if isinstance(node, ast.Call):
+            func = self._dotted(node.func) or ""
+            if func in _IMPORTING_CALLS or _is_call_to(node, ("__import__", "type")):
+                return "?"
+            if func in ("getattr", "builtins.getattr") and node.args and self._module_value(node.args[0], names):
+                return "?"
+            if func == "sys.modules.get":
+                return "?"
+        return None
+
+    @cached_property
+    def _patchers(self) -> dict[str, set[int]]:
+        """Functions of this file that assign attributes of (or setattr on) their own parameters:
+        name -> positions of those parameters."""
+        found: dict[str, set[int]] = {}
+        for fn in ast.walk(self.tree):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) or not hasattr(fn, "name"):
+                continue
+            params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+            hit: set[int] = set()
+            for node in ast.walk(fn):
+                targets = node.targets if isinstance(node, ast.Assign) else (
+                    [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else [])
+                bases = [t.value for t in targets if isinstance(t, (ast.Attribute, ast.Subscript))]
+                if isinstance(node, ast.Call) and _is_call_to(node, ("setattr", "delattr")) and node.args:
+                    bases.append(node.args[0])
+                for base in bases:
+                    while isinstance(base, (ast.Attribute, ast.Subscript)):
+                        base = base.value
+                    if isinstance(base, ast.Name) and base.id in params:
+                        hit.add(params.index(base.id))
+            if hit:
+                found[fn.name] = hit
+        return found
+
+    def _passes_module_to_patcher(self, call: ast.Call, bound: dict[str, str]) -> list[Flag]:
+        name = call.func.id if isinstance(call.func, ast.Name) else None
+        positions = self._patchers.get(name or "", set())
+        hits = [i for i, arg in enumerate(call.args) if self._module_value(arg, bound)]
+        hits += [-1 for kw in call.keywords if self._module_value(kw.value, bound)]
+        if positions and any(i in positions or i == -1 for i in hits):
+            return [Flag(call.lineno, f"passes a module to {name}(), which assigns attributes of its parameters")]
+        return []
+
     def tampering(self) -> list[Flag]:
         flags: list[Flag] = []
+        bound = self.module_names
         for node in ast.walk(self.tree):
             if isinstance(node, (ast.Import, ast.ImportFrom)):
                 modules = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
@@ -205,6 +377,10 @@ class StaticView:
                 dotted = self._dotted(base) if base is not None else None
                 if dotted == "sys.modules":
                     flags.append(Flag(node.lineno, "edits sys.modules"))
+                elif isinstance(target, ast.Attribute) and self._module_value(base, bound):
+                    shown = self._module_value(base, bound)
+                    shown = (dotted or ast.unparse(base)[:80]) if shown == "?" else shown
+                    flags.append(Flag(node.lineno, f"assigns to {shown}.{target.attr}"))
                 elif isinstance(target, ast.Attribute) and dotted and self._imported(base):
                     # any imported module or class: `time.perf_counter = fake` fools a timing probe
                     # as surely as `torch.equal = ...` fools a comparison
@@ -219,11 +395,17 @@ class StaticView:
                     flags.append(Flag(node.lineno, _SUSPECT_CALLS[dotted]))
                 if isinstance(node.func, ast.Name) and _DYNAMIC_CALLS.get(node.func.id):
                     flags.append(Flag(node.lineno, _DYNAMIC_CALLS[node.func.id]))
-                if dotted in {"setattr", "delattr"} and node.args:
+                if dotted in {"setattr", "delattr", "builtins.setattr", "builtins.delattr"} and node.args:
                     target = self._dotted(node.args[0])
-                    if target and (self._imported(node.args[0]) or target.split(".")[0] in _TAMPER_ROOTS):
-                        flags.append(Flag(node.lineno, f"{dotted} on {target}"))
+                    stands = self._module_value(node.args[0], bound)
+                    if stands or (target and (self._imported(node.args[0]) or target.split(".")[0] in _TAMPER_ROOTS)):
+                        shown = stands if stands and stands != "?" else (target or ast.unparse(node.args[0])[:80])
+                        flags.append(Flag(node.lineno, f"{dotted.removeprefix('builtins.')} on {shown}"))
+                if isinstance(node.func, ast.Attribute) and node.func.attr in ("__setattr__", "__delattr__"):
+                    flags.append(Flag(node.lineno, f"calls {node.func.attr} directly"))
+                flags += self._passes_module_to_patcher(node, bound)
             if isinstance(node, ast.Name) and node.id == "__builtins__":
                 flags.append(Flag(node.lineno, "reaches into __builtins__"))
+        flags = flags[:MAX_FLAGS]
         unique = {(f.line, f.message): f for f in flags}
         return sorted(unique.values(), key=lambda f: (f.line, f.message))

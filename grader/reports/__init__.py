@@ -7,12 +7,17 @@ from pathlib import Path
 from grader.results import GradeRun
 
 
-def write_report(kind: str, run: GradeRun, path: Path, **options) -> None:
-    """Render `run` as `kind` and write it to `path`; `options` go to the renderer (markdown: `limit`)."""
+def render_report(kind: str, run: GradeRun, **options) -> str:
+    """Render `run` as `kind`; `options` go to the renderer (markdown: `limit`)."""
     from grader.reports import gradescope, html, json_report, junit, markdown
 
     writers = {"json": json_report.render, "junit": junit.render, "gradescope": gradescope.render,
                "markdown": markdown.render, "html": html.render}
-    text = writers[kind](run, **options)
+    return writers[kind](run, **options)
+
+
+def write_report(kind: str, run: GradeRun, path: Path, **options) -> None:
+    """Render `run` as `kind` and write it to `path`; `options` go to the renderer (markdown: `limit`)."""
+    text = render_report(kind, run, **options)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")

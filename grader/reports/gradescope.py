@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from grader.reports import safe
 from grader.results import GradeRun
 
 
@@ -20,7 +21,8 @@ def render(run: GradeRun) -> str:
                     "score": check.score,
                     "max_score": check.max_score,
                     "status": "passed" if check.outcome == "passed" else "failed",
-                    "output": check.message,
+                    "output": safe.plain(check.message, newlines=True),
+                    "output_format": "text",
                     "tags": [check.kind],
                     "visibility": "visible" if check.visibility == "public" else "after_due_date",
                 })
@@ -29,4 +31,4 @@ def render(run: GradeRun) -> str:
     if not_run:
         output += f" {not_run} check(s) could not run here and are left out of the total."
     return json.dumps({"score": run.score, "execution_time": round(run.duration_s, 2), "output": output,
-                       "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}, indent=2) + "\n"
+                       "output_format": "text", "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}, indent=2) + "\n"

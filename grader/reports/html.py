@@ -18,6 +18,7 @@ import re
 from html import escape
 
 from grader.catalog import CHECK_KINDS
+from grader.practice.timeline import progress_section
 from grader.results import Environment, ExerciseResult, GradeRun, SubmissionResult, fmt_points
 
 CSS = """
@@ -128,7 +129,9 @@ def _kinds(run: GradeRun) -> list[str]:
 
 
 def render(run: GradeRun) -> str:
-    title = f"torch-grader: {fmt_points(run.score)} / {fmt_points(run.max_score)} ({run.percent:g} %)"
+    several = len(run.submissions) > 1  # each scored on its own: no total across different candidates
+    title = (f"torch-grader: {len(run.submissions)} submissions" if several else
+             f"torch-grader: {fmt_points(run.score)} / {fmt_points(run.max_score)} ({run.percent:g} %)")
     anchors = [_anchor(i, sub.name) for i, sub in enumerate(run.submissions, 1)]
     kinds = _kinds(run)
     parts = [
@@ -145,6 +148,7 @@ def render(run: GradeRun) -> str:
         "<body>",
         "<header>",
         "<h1>torch-grader report</h1>",
+        '<p class="total">Each submission is scored on its own: see the overview.</p>' if several else
         f'<p class="total" id="total">Total: <span data-field="score">{fmt_points(run.score)}</span> / '
         f'<span data-field="max-score">{fmt_points(run.max_score)}</span> '
         f'(<span data-field="percent">{run.percent:g}</span> %)</p>',
@@ -157,6 +161,7 @@ def render(run: GradeRun) -> str:
         parts.append(_overview(run, anchors))
     for sub, anchor in zip(run.submissions, anchors):
         parts.append(_submission(sub, anchor, kinds))
+        parts.append(progress_section(sub.name, run.extra.get("progress", {}).get(sub.name)))
     parts += [f"<script>{SCRIPT}</script>", "</body>", "</html>"]
     return "\n".join(parts) + "\n"
 
@@ -165,6 +170,8 @@ def _environment(env: Environment, run: GradeRun) -> str:
     gpu = f"CUDA {env.cuda} · {env.gpu_summary}" if env.cuda and env.gpus else env.gpu_summary
     rows = [("Runtime", "runtime", env.runtime), ("Python", "python", env.python or "?"),
             ("torch", "torch", env.torch or "?"), ("CUDA / GPU", "gpu", gpu)]
+    if env.exercise_root:
+        rows.append(("Exercises from", "exercise-root", env.exercise_root))
     items = [f'<dt>{label}</dt><dd data-field="{field}">{_e(value)}</dd>' for label, field, value in rows]
     protections = "".join(f"<li>{_e(p)}</li>" for p in env.protections) or "<li>none reported</li>"
     items.append(f'<dt>Protections</dt><dd data-field="protections"><ul>{protections}</ul></dd>')

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
+from grader.reports import safe
 from grader.results import GradeRun
 
 
@@ -14,19 +15,20 @@ def render(run: GradeRun) -> str:
         cases = []
         if sub.error:
             case = TestCase("open submission", classname="submission", elapsed_sec=0.0)
-            case.add_error_info(message=sub.error)
+            case.add_error_info(message=safe.plain(sub.error))
             cases.append(case)
         for ex in sub.exercises:
             for check in ex.checks:
                 case = TestCase(check.name, classname=ex.id, elapsed_sec=check.duration_s, file=check.file,
                                 line=check.line)
-                summary = check.message.splitlines()[0] if check.message else check.outcome
+                message = safe.plain(check.message, newlines=True)
+                summary = message.splitlines()[0] if message else check.outcome
                 if check.outcome == "failed":
-                    case.add_failure_info(message=summary, output=check.message)
+                    case.add_failure_info(message=summary, output=message)
                 elif check.outcome == "error":
-                    case.add_error_info(message=summary, output=check.message)
+                    case.add_error_info(message=summary, output=message)
                 elif check.outcome == "not_run":
-                    case.add_skipped_info(message=check.message or "not run")
+                    case.add_skipped_info(message=message or "not run")
                 cases.append(case)
         suites.append(TestSuite(sub.name, cases, properties={"score": sub.score, "max_score": sub.max_score}))
     return to_xml_report_string(suites, prettyprint=True, encoding="utf-8")

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
-from grader.results import GradeRun, fmt_points
+import html
+import re
+
+from grader.reports import safe
+from grader.results import CheckResult, ExerciseResult, GradeRun, fmt_points
 
 STEP_SUMMARY_LIMIT = 1024 * 1024  # GitHub's cap for a step summary
 PR_COMMENT_LIMIT = 65536  # GitHub's cap for a comment
 TARGETS = {"pr": PR_COMMENT_LIMIT, "step": STEP_SUMMARY_LIMIT}
 MIN_LIMIT = 1024  # room for the headline and the truncation notice
+MAX_DETAIL = 4000  # characters of one failing check's message in its collapsible block
 
 
 def parse_limit(value: str | int) -> int:
@@ -24,17 +29,49 @@ def parse_limit(value: str | int) -> int:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Candidate-controlled text for one line or table cell: shown as text, nothing more."""
+    return safe.markdown(text)
 
 
 def render(run: GradeRun, limit: int = STEP_SUMMARY_LIMIT) -> str:
-    head = [f"## torch-grader: {fmt_points(run.score)} / {fmt_points(run.max_score)} ({run.percent:g} %)", "",
+    """The summary, with each failing check's whole message in a collapsible block; when that is
+    over `limit`, the messages' first lines only; past that, cut with a notice (`fit`)."""
+    text = _render(run, details=True)
+    if len(text.encode("utf-8")) > limit:
+        text = _render(run, details=False)
+    return fit(text, limit)
+
+
+def _fenced(text: str) -> list[str]:
+    """`text` as a code block that nothing in it can close (a fence longer than any run of backticks)."""
+    text = safe.plain(text, newlines=True)
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, text, fence]
+
+
+def _failing(ex: ExerciseResult, c: CheckResult, details: bool) -> list[str]:
+    first = c.message.strip().splitlines()[0] if c.message.strip() else c.outcome
+    head = f"{ex.id} {c.name} ({c.kind}, {c.file}:{c.line}): "
+    if not details:
+        return [f"- **{ex.id}** `{c.name}` ({c.kind}, {c.file}:{c.line}): {_cell(first[:300])}"]
+    message = c.message.strip()[:MAX_DETAIL] or c.outcome
+    # the head is the grader's own text (ids, check names, locations); the message is the candidate's
+    return [f"<details><summary>{html.escape(head)}{_cell(first[:300])}</summary>", "", *_fenced(message), "",
+            "</details>"]
+
+
+def _render(run: GradeRun, details: bool) -> str:
+    several = len(run.submissions) > 1  # each scored on its own: no total across different candidates
+    headline = (f"{len(run.submissions)} submissions" if several else
+                f"{fmt_points(run.score)} / {fmt_points(run.max_score)} ({run.percent:g} %)")
+    head = [f"## torch-grader: {headline}", "",
             f"Runtime: {run.environment.runtime} · torch {run.environment.torch or '?'} · "
             f"{run.environment.gpu_summary}", ""]
     body: list[str] = []
     for sub in run.submissions:
         if len(run.submissions) > 1:
-            body += [f"### {sub.name}: {fmt_points(sub.score)} / {fmt_points(sub.max_score)} ({sub.percent:g} %)", ""]
+            body += [f"### {_cell(sub.name)}: {fmt_points(sub.score)} / {fmt_points(sub.max_score)} ({sub.percent:g} %)", ""]
         if sub.error:
             body += [f"**Not graded:** {_cell(sub.error)}", ""]
             continue
@@ -47,11 +84,10 @@ def render(run: GradeRun, limit: int = STEP_SUMMARY_LIMIT) -> str:
         body.append("")
         failing = [(ex, c) for ex in sub.exercises for c in ex.checks if c.outcome in ("failed", "error")]
         if failing:
-            body += ["<details><summary>Failing checks</summary>", ""]
+            body += [f"**Failing checks ({len(failing)}):**", ""]
             for ex, c in failing:
-                first = c.message.splitlines()[0] if c.message else c.outcome
-                body.append(f"- **{ex.id}** `{c.name}` ({c.kind}, {c.file}:{c.line}): {_cell(first)[:300]}")
-            body += ["", "</details>", ""]
+                body += _failing(ex, c, details)
+            body.append("")
         flagged = [(ex, f) for ex in sub.exercises for f in ex.flags]
         if flagged:
             body += ["**Flags for the interviewer:**", ""]
@@ -61,7 +97,7 @@ def render(run: GradeRun, limit: int = STEP_SUMMARY_LIMIT) -> str:
     if not_run:
         body += [f"_{not_run} check(s) could not run here (for example CUDA checks without a GPU) and are left "
                  f"out of the possible total._", ""]
-    return fit("\n".join(head + body), limit)
+    return "\n".join(head + body)
 
 
 def fit(text: str, limit: int) -> str:

@@ -20,16 +20,25 @@ def get_runtime(name: str, **options) -> Runtime:
     raise UsageError(f"unknown runtime {name!r}: use local or docker")
 
 
-def resolve_runtime(name: str, image: str | None = None) -> tuple[str, str | None]:
-    """`auto` -> docker when a daemon answers and the grading image exists, else local (with a
-    warning to show). Returns (runtime name, warning or None)."""
+def resolve_runtime(name: str, image: str | None = None, root=None, allow_stale_image: bool = False) -> tuple[str, str | None]:
+    """`auto` -> docker when a daemon answers and the grading image exists (and, given the
+    checkout's `root`, was built from it), else local (with a warning to show). Returns (runtime
+    name, warning or None)."""
     if name != "auto":
         return name, None
     from grader.image import DEFAULT_TAG
     from grader.runtimes.docker import daemon_and_image_available
 
-    if daemon_and_image_available(image or DEFAULT_TAG):
-        return "docker", None
+    labels = daemon_and_image_available(image or DEFAULT_TAG)
+    if labels is not None:
+        from grader.image import image_freshness
+
+        stale = None if root is None or allow_stale_image else image_freshness(labels, root)
+        if stale is None:
+            return "docker", None
+        return "local", (f"the grading image {image or DEFAULT_TAG} is stale ({stale}): grading on the local "
+                         f"runtime, which does not hide hidden checks or solutions from the submission "
+                         f"(rebuild the image with `grader image build`)")
     return "local", ("no Docker daemon with the grading image here: grading on the local runtime, which does "
                      "not hide hidden checks or solutions from the submission (build the image with "
                      "`grader image build`)")

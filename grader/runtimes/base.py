@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -29,16 +30,23 @@ class JudgeJob:
     limits: Limits = field(default_factory=Limits)
     timeout_s: float | None = None  # overrides every check's limit when set
     seed: int = 0
+    pytest_args: list[str] = field(default_factory=list)  # selection only: -x, -k EXPR
+    on_record: Callable[[dict], None] | None = None  # each judge record as it is written (local runtime)
 
     def spec(self, results_path: str, scratch_root: str | None = None,
-             path_map=lambda p: p) -> dict:
-        """The JSON spec `python -m grader.judge` reads. `path_map` rewrites host paths (docker)."""
+             path_map=lambda p: p, grader_map=None) -> dict:
+        """The JSON spec `python -m grader.judge` reads. `path_map` rewrites host paths (docker);
+        `grader_map` (default: `path_map`) rewrites the catalog's root and exercise folders, which
+        the docker runtime always takes from the image, never from a mounted submission."""
+        grader_map = grader_map or path_map
         return {
-            "root": path_map(str(self.root)), "results_path": results_path, "scratch_root": scratch_root,
+            "root": grader_map(str(self.root)), "results_path": results_path, "scratch_root": scratch_root,
             "seed": self.seed, "timeout_s": self.timeout_s, "test_files": list(self.test_files),
+            "pytest_args": list(self.pytest_args),
             "limits": asdict(self.limits),
-            "exercises": [{"id": ex.id, "dir": path_map(str(ex.dir)), "name": ex.name,
-                           "timeout_s": self.timeout_s or ex.timeout_s, "budget_s": ex.budget_s}
+            "exercises": [{"id": ex.id, "dir": grader_map(str(ex.dir)), "name": ex.name,
+                           "timeout_s": self.timeout_s or ex.timeout_s, "budget_s": ex.budget_s, "gpu": ex.gpu,
+                           "network": ex.network, "limits": ex.limits}
                           for ex in self.exercises],
             "candidates": [{"label": c.label, "root": path_map(c.root) if c.root else None,
                             "files": {k: {**v, "path": path_map(v["path"]) if v.get("path") else None}
@@ -56,25 +64,69 @@ class JudgeJob:
 class JudgeOutput:
     records: list[dict]
     error: str | None = None  # the judge itself failed (crash, wall-clock kill)
-    log: str = ""
+    log: str = ""  # may quote hidden checks: never put it in a report (`grading.keep_judge_log`)
+    log_file: str | None = None  # where the log was kept for the interviewer, once written
     notes: list[str] = field(default_factory=list)
     protections: list[str] = field(default_factory=list)
+    # the judge or its container was killed from outside (not by a limit or the candidate): grading
+    # it again may well succeed (batch grading retries once, then reports an infrastructure error)
+    infrastructure: bool = False
+
+
+MAX_RECORD_LINE = 1 << 20  # the judge writes lines of at most 256 KiB (`judge.plugin.MAX_RECORD`)
+class RecordTail:
+    """Follows the judge's results file while it grows: `poll()` returns the records completed since
+    the last call (a torn last line waits for its end)."""
+
+    def __init__(self, path: Path):
+        self.path, self.offset, self.partial = path, 0, b""
+
+    def poll(self) -> list[dict]:
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.offset)
+                data = fh.read(1 << 20)
+        except OSError:
+            return []
+        self.offset += len(data)
+        lines = (self.partial + data).split(b"\n")
+        self.partial = lines.pop()
+        records = []
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+        return records
 
 
 def read_records(path: Path, max_bytes: int = 64 << 20) -> list[dict]:
-    """Parse the judge's JSON lines, tolerating a torn last line (a judge killed mid-write)."""
+    """Parse the judge's JSON lines, tolerating a torn last line (a judge killed mid-write). A line
+    longer than MAX_RECORD_LINE is skipped on its own (its check is then "not graded"), never the
+    lines after it; reading stops after `max_bytes` in all."""
     if not path.is_file():
         return []
     records = []
+    total = 0
     with open(path, "rb") as fh:
-        data = fh.read(max_bytes)
-    for line in data.splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            records.append(record)
+        while total < max_bytes:
+            line = fh.readline(MAX_RECORD_LINE + 1)
+            if not line:
+                break
+            total += len(line)
+            if len(line) > MAX_RECORD_LINE:
+                while line and not line.endswith(b"\n"):  # skip the rest of the oversized line
+                    line = fh.readline(MAX_RECORD_LINE)
+                    total += len(line)
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                records.append(record)
     return records
 
 
@@ -84,3 +136,7 @@ class Runtime(ABC):
     @abstractmethod
     def run(self, job: JudgeJob) -> JudgeOutput:
         """Run the judge for `job` and return what it recorded. Never raises for candidate misbehaviour."""
+
+    def cancel(self) -> None:  # noqa: B027 (a no-op unless the runtime starts something)
+        """Stop every judge (or container) this runtime is running, from any thread: their `run`
+        calls return soon after, with an error. Used on Ctrl-C / SIGTERM."""

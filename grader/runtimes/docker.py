@@ -13,8 +13,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import threading
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,7 +67,7 @@ class DockerRuntime(Runtime):
 
     def __init__(self, image: str = DEFAULT_TAG, gpus: str = "auto", require_gpu: bool = False,
                  container_memory: str | None = None, cpus: float = 2.0, pids: int = 512,
-                 scratch_size: str = "1g", run_id: str | None = None):
+                 scratch_size: str = "1g", run_id: str | None = None, allow_stale_image: bool = False):
         self.image = image
         self.gpus = GpuRequest.parse(gpus)
         self.require_gpu = require_gpu
@@ -74,27 +76,69 @@ class DockerRuntime(Runtime):
         self.pids = pids
         self.scratch_size = scratch_size
         self.run_id = run_id or uuid.uuid4().hex[:12]  # labels every container of this runtime
+        self.allow_stale_image = allow_stale_image
+        self._cancelled = threading.Event()
         self.client = docker_client()
         import docker
 
         try:
-            self.client.images.get(image)
+            self.labels = self.client.images.get(image).labels or {}
         except docker.errors.ImageNotFound:
             raise RuntimeUnavailable(f"grading image {image!r} not found: build it with `grader image build` "
                                      f"(see README, 'Grading in Docker'), or use --runtime local") from None
         if require_gpu and self.gpus.mode == "none":
             raise UsageError("--require-gpu contradicts --gpus none")
 
+    def check_image(self, root: Path) -> str | None:
+        """Refuse an image not built from the checkout at `root` (its checks would differ from the
+        ones here), unless allowed: then return a note for the report."""
+        from grader.errors import StaleImage
+        from grader.image import image_freshness
+
+        why = image_freshness(self.labels, root)
+        if why is None:
+            return None
+        if not self.allow_stale_image:
+            raise StaleImage(f"grading image {self.image!r} is stale: {why}. Rebuild it with `grader image build`, "
+                             f"or pass --allow-stale-image to grade with it anyway")
+        return f"graded with a stale image ({self.image}): {why}"
+
     # --- one container per candidate --------------------------------------------------------------
 
-    def run(self, job: JudgeJob) -> JudgeOutput:
-        outputs = [self._run_one(job, cand) for cand in job.candidates]
+    def run(self, job: JudgeJob, gpus: GpuRequest | None = None) -> JudgeOutput:
+        """`gpus` overrides the runtime's --gpus for this job (batch grading pins one GPU per job)."""
+        outputs = [self._run_guarded(job, cand, gpus or self.gpus) for cand in job.candidates]
         records = [r for out in outputs for r in out.records]
         errors = [out.error for out in outputs if out.error]
         notes = sorted({n for out in outputs for n in out.notes})
         return JudgeOutput(records=records, error="; ".join(errors) or None,
                            log="\n".join(out.log for out in outputs)[-MAX_LOG:], notes=notes,
-                           protections=outputs[0].protections if outputs else [])
+                           protections=outputs[0].protections if outputs else [],
+                           infrastructure=any(out.infrastructure for out in outputs))
+
+    def cancel(self) -> None:
+        """Remove every container of this runtime (its run label), from any thread."""
+        self._cancelled.set()
+        import docker
+
+        for container in self.client.containers.list(all=True, filters={"label": f"{LABEL}.run={self.run_id}"}):
+            try:
+                container.remove(force=True)
+            except docker.errors.APIError:
+                pass
+
+    def _run_guarded(self, job: JudgeJob, cand: Candidate, gpus: GpuRequest) -> JudgeOutput:
+        """`_run_one`, with a container removed from outside (or by `cancel`) reported as an
+        infrastructure error of this candidate instead of an exception."""
+        import docker
+
+        if self._cancelled.is_set():
+            return JudgeOutput(records=[], error="grading was interrupted", infrastructure=True)
+        try:
+            return self._run_one(job, cand, gpus)
+        except docker.errors.NotFound as exc:
+            return JudgeOutput(records=[], error=f"the grading container disappeared while it ran ({exc})",
+                               infrastructure=True)
 
     def _mounts(self, cand: Candidate) -> tuple[dict, callable]:
         """Bind mounts for the submission, and the host -> container path map."""
@@ -111,9 +155,9 @@ class DockerRuntime(Runtime):
                     volumes[entry["path"]] = {"bind": f"/submission/{ex_id}/{Path(entry['path']).name}", "mode": "ro"}
         return volumes, root
 
-    def _run_one(self, job: JudgeJob, cand: Candidate) -> JudgeOutput:
-        import docker
-
+    def _path_maps(self, job: JudgeJob, cand: Candidate) -> tuple[dict, Callable[[str], str], Callable[[str], str]]:
+        """The submission's bind mounts, the host -> container map of its paths, and the map of the
+        catalog's paths (always into the image's own copy)."""
         volumes, sub_root = self._mounts(cand)
         host_root = str(job.root)
 
@@ -130,6 +174,19 @@ class DockerRuntime(Runtime):
                 return IMAGE_ROOT
             return path
 
+        def grader_map(path: str) -> str:
+            # The checks always come from the image: in a candidate bundle the catalog's folders
+            # lie inside the submission, whose copy has the public checks only.
+            if path == host_root or path.startswith(host_root + os.sep):
+                return IMAGE_ROOT + path[len(host_root):]
+            return path_map(path)
+
+        return volumes, path_map, grader_map
+
+    def _run_one(self, job: JudgeJob, cand: Candidate, gpus: GpuRequest) -> JudgeOutput:
+        import docker
+
+        volumes, path_map, grader_map = self._path_maps(job, cand)
         with tempfile.TemporaryDirectory(prefix="grader-docker-") as tmp:
             out_dir = Path(tmp) / "out"
             out_dir.mkdir()
@@ -138,7 +195,7 @@ class DockerRuntime(Runtime):
             mine = [ex for ex in job.exercises if ex.id in cand.files]
             single = JudgeJob(root=job.root, exercises=mine, candidates=[cand], test_files=job.test_files,
                               limits=job.limits, timeout_s=job.timeout_s, seed=job.seed)
-            spec = single.spec("/out/results.jsonl", "/scratch", path_map=path_map)
+            spec = single.spec("/out/results.jsonl", "/scratch", path_map=path_map, grader_map=grader_map)
             spec.update({"host_uid": os.getuid(), "host_gid": os.getgid()})
             (out_dir / "spec.json").write_text(json.dumps(spec))
             volumes = {**volumes, str(out_dir): {"bind": "/out", "mode": "rw"}}
@@ -149,6 +206,9 @@ class DockerRuntime(Runtime):
                        "/scratch": f"rw,nosuid,nodev,size={self.scratch_size},uid=10002,gid=10002,mode=0700"},
                 cap_drop=["ALL"], cap_add=["SETUID", "SETGID", "CHOWN"], security_opt=["no-new-privileges"],
                 mem_limit=memory, memswap_limit=memory, pids_limit=self.pids, nano_cpus=int(self.cpus * 1e9),
+                # DataLoader workers share batches through /dev/shm (64 MB by default); its pages
+                # count against the container's memory limit like any other
+                shm_size=f"{max(256, int(job.limits.memory_bytes / (1 << 20)))}m", ipc_mode="private",
                 volumes=volumes, labels={LABEL: "1", f"{LABEL}.run": self.run_id,
                                          f"{LABEL}.candidate": cand.label[:60]},
                 # GRADER_LANDLOCK=0 turns the workers' Landlock off, as on hosts without it (tests
@@ -157,7 +217,7 @@ class DockerRuntime(Runtime):
                 user="0:0", log_config=docker.types.LogConfig(type="json-file", config={"max-size": "1m"}),
             )
             notes: list[str] = []
-            requests = self.gpus.device_requests()
+            requests = gpus.device_requests()
             container = None
             try:
                 try:
@@ -185,6 +245,9 @@ class DockerRuntime(Runtime):
                 log = container.logs(tail=200).decode(errors="replace")[-MAX_LOG:]
                 code = state.get("ExitCode")
                 records = read_records(out_dir / "results.jsonl", max_bytes=MAX_RESULTS)
+                # killed from outside (docker kill, a daemon restart): not the candidate's doing
+                killed = (error is None and code in (137, 143) and not state.get("OOMKilled")
+                          and not any(r.get("type") == "finished" for r in records))
                 if error is None and code not in (0, 1, 5):
                     error = f"the grading container exited with status {code}"
             finally:
@@ -198,33 +261,41 @@ class DockerRuntime(Runtime):
             error = error or "--require-gpu: the container saw no CUDA device"
         notes += [r["message"] for r in records if r.get("type") == "note"]
         inner = [p for p in env.get("protections", []) if not p.startswith("no Landlock")]
-        return JudgeOutput(records=records, error=error, log=log, notes=notes, protections=[
+        return JudgeOutput(records=records, error=error, log=log, notes=notes, infrastructure=killed, protections=[
             "container per submission", "no network", "read-only root", "cap_drop ALL", "no-new-privileges",
             f"memory {memory}", f"pids {self.pids}", f"cpus {self.cpus:g}", "judge and worker as separate users",
             "hidden checks unreadable by the worker", *inner])
 
     def _wait(self, container, limit: float) -> str | None:
-        """Poll until the container exits; kill it at the wall-clock limit (`wait(timeout=)` only
-        stops waiting, it does not stop the container)."""
+        """Wait until the container exits (the daemon answers at once: no polling delay); kill it at
+        the wall-clock limit (`wait(timeout=)` only stops waiting, it does not stop the container)."""
+        import requests
+
         deadline = time.monotonic() + limit
         while True:
+            remaining = deadline - time.monotonic()
+            if remaining > 0:
+                try:
+                    container.wait(timeout=max(1.0, remaining))
+                    return None
+                except (requests.exceptions.ReadTimeout, requests.exceptions.ConnectionError):
+                    pass
             container.reload()
             if container.status in ("exited", "dead"):
                 return None
             if time.monotonic() > deadline:
                 container.kill()
                 return f"the grading container ran past its wall-clock limit of {limit:g} s and was killed"
-            time.sleep(0.2)
 
 
-def daemon_and_image_available(image: str = DEFAULT_TAG) -> bool:
-    """For the default runtime of `grade`: docker when a daemon answers and the image exists."""
+def daemon_and_image_available(image: str = DEFAULT_TAG) -> dict | None:
+    """For the default runtime of `grade`: the image's labels when a daemon answers and the image
+    exists, else None."""
     try:
         client = docker_client()
-        client.images.get(image)
-        return True
+        return client.images.get(image).labels or {}
     except Exception:  # noqa: BLE001
-        return False
+        return None
 
 
 def leftover_containers(run_id: str | None = None) -> list[str]:

@@ -6,20 +6,26 @@ does not hide files from the worker: use it for one's own code and for trusted g
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
-from grader.runtimes.base import JudgeJob, JudgeOutput, Runtime, read_records
+from grader.runtimes.base import JudgeJob, JudgeOutput, RecordTail, Runtime, read_records
+from grader.sandbox.cleanup import remove_tree
 
 MAX_LOG = 20000
 
 
 KEPT_ENV = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "CUDA_VISIBLE_DEVICES", "CUBLAS_WORKSPACE_CONFIG",
-            "OMP_NUM_THREADS", "MKL_NUM_THREADS", "GRADER_ROOT", "GRADER_LANDLOCK", "VIRTUAL_ENV", "SYSTEMROOT")
+            "OMP_NUM_THREADS", "MKL_NUM_THREADS", "GRADER_ROOT", "GRADER_LANDLOCK", "GRADER_NAMESPACES", "VIRTUAL_ENV", "SYSTEMROOT")
 
 
 def judge_env() -> dict[str, str]:
@@ -31,14 +37,53 @@ def judge_env() -> dict[str, str]:
     return env
 
 
+try:  # looked up before any fork: the child of a threaded parent must not dlopen
+    _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+except (OSError, AttributeError):  # not Linux
+    _PRCTL = None
+
+
+def _die_with_parent() -> None:
+    """In the judge, before exec: SIGKILL it when the thread that started it goes (the CLI killed,
+    a Ray worker lost with its node), so no judge or fork server outlives its grader."""
+    if _PRCTL is not None:
+        _PRCTL(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+
+
+@contextlib.contextmanager
+def _removed(folder: str):
+    """Remove `folder` on the way out, whatever workers left in it (a 3000-level folder chain
+    defeats shutil.rmtree); a cleanup that fails is said on stderr, never raised: the report comes
+    first."""
+    try:
+        yield
+    finally:
+        left = remove_tree(folder)
+        if left:
+            print(f"warning: {left}", file=sys.stderr)
+
+
 class LocalRuntime(Runtime):
+    """One judge process (in its own session, with its fork server and workers) per `run` call;
+    `run` may be called from several threads at once (batch grading)."""
+
     name = "local"
 
     def __init__(self, python: str | None = None):
         self.python = python or sys.executable
+        self._running: set[subprocess.Popen] = set()
+        self._lock = threading.Lock()
+        self._cancelled = False
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            running = list(self._running)
+        for proc in running:
+            _kill_group(proc)
 
     def run(self, job: JudgeJob) -> JudgeOutput:
-        with tempfile.TemporaryDirectory(prefix="grader-local-") as tmp:
+        with tempfile.TemporaryDirectory(prefix="grader-local-", ignore_cleanup_errors=True) as tmp, _removed(tmp):
             results = Path(tmp) / "results.jsonl"
             scratch = Path(tmp) / "scratch"
             scratch.mkdir()
@@ -47,23 +92,64 @@ class LocalRuntime(Runtime):
             log_path = Path(tmp) / "judge.log"
             error = None
             with open(log_path, "wb") as log:
-                proc = subprocess.Popen([self.python, "-m", "grader.judge", str(spec_path)], stdout=log,
-                                        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=judge_env(),
-                                        cwd=tmp, start_new_session=True)
+                with self._lock:
+                    if self._cancelled:
+                        return JudgeOutput(records=[], error="grading was interrupted", infrastructure=True)
+                    proc = subprocess.Popen([self.python, "-m", "grader.judge", str(spec_path)], stdout=log,
+                                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=judge_env(),
+                                            cwd=tmp, start_new_session=True, preexec_fn=_die_with_parent)
+                    self._running.add(proc)
                 try:
-                    code = proc.wait(timeout=job.wall_limit())
+                    code = _wait(proc, job, results)
                 except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, 9)
-                    proc.wait()
+                    _kill_group(proc)
                     code = None
                     error = f"the judge ran past its wall-clock limit of {job.wall_limit():g} s and was killed"
+                except BaseException:  # KeyboardInterrupt, a cancelled Ray task: never leave the judge behind
+                    _kill_group(proc)
+                    raise
+                finally:
+                    with self._lock:
+                        self._running.discard(proc)
             log_text = log_path.read_bytes()[-MAX_LOG:].decode(errors="replace")
             records = read_records(results)
             if error is None and code not in (0, 1) and not any(r.get("type") == "finished" for r in records):
                 error = f"the judge exited with status {code} before finishing"
             elif error is None and code not in (0, 1, 5):
                 error = f"the judge exited with status {code}"
+            # killed by a signal from outside (the judge's own limits end workers, never the judge)
+            killed = code is not None and code < 0 and not any(r.get("type") == "finished" for r in records)
             env = next((r for r in records if r.get("type") == "environment"), {})
             notes = [r["message"] for r in records if r.get("type") == "note"]
             return JudgeOutput(records=records, error=error, log=log_text, notes=notes,
-                               protections=list(env.get("protections", [])))
+                               protections=list(env.get("protections", [])), infrastructure=killed)
+
+
+def _wait(proc: subprocess.Popen, job: JudgeJob, results: Path) -> int:
+    """Wait for the judge (up to the job's wall limit), handing each record to `job.on_record`
+    as it is written (progress), when the job asks for them."""
+    if job.on_record is None:
+        return proc.wait(timeout=job.wall_limit())
+    tail = RecordTail(results)
+    deadline = time.monotonic() + job.wall_limit()
+    while True:
+        try:
+            code = proc.wait(timeout=0.25)
+        except subprocess.TimeoutExpired:
+            code = None
+        for record in tail.poll():
+            job.on_record(record)
+        if code is not None:
+            return code
+        if time.monotonic() > deadline:
+            raise subprocess.TimeoutExpired(proc.args, job.wall_limit())
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """Kill the judge's process group (the judge and its fork server; workers die with the fork
+    server) and reap the judge."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()

@@ -79,6 +79,56 @@ def oom_kills() -> int | None:
     return None
 
 
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                found += [int(c) for c in fh.read().split()]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _proportional_size(pid: int) -> int:
+    """Pss: pages shared with the worker (forked children share torch's) count in proportion."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def tree_memory(worker: int, fork_server: int | None, others: set[int] | frozenset[int] = frozenset()
+                ) -> tuple[int | None, int]:
+    """(bytes, processes) of the worker and every process it started: its descendants, and the
+    fork server's other children (orphans reparent there: it is a child subreaper). The worker
+    counts its resident size, the others their proportional size. (None, 0) when the worker is
+    gone. `others`: the fork server's other live workers (a check's verifier), not counted."""
+    try:
+        with open(f"/proc/{worker}/statm") as fh:
+            used = int(fh.read().split()[1]) * PAGE
+    except (OSError, ValueError, IndexError):
+        return None, 0
+    seen = {worker, *others}
+    pending = _children(worker) + ([c for c in _children(fork_server) if c != worker] if fork_server else [])
+    while pending:
+        pid = pending.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        used += _proportional_size(pid)
+        pending += _children(pid)
+    return used, len(seen) - len(others)
+
+
 class _OutputDrain(threading.Thread):
     """Reads the worker's stdout+stderr, keeps the tail, and flags a flood."""
 
@@ -120,6 +170,9 @@ class Worker:
     cuda: bool = False
     submission_root: str | None = None
     landlock: bool = False  # ask the worker to sandbox itself with Landlock
+    profile: str = "restricted"  # namespaces | container | restricted (see worker._sandbox)
+    role: str = "worker"  # or "verifier": a worker that imports no submission (see grader.sandbox.verifier)
+    network: str = "loopback"  # the exercise's: none (Unix sockets only) | loopback (IP too, on its own loopback)
     sandbox: Any = None  # what the worker reported: the Landlock ABI applied, or why it failed
     deadline: float | None = None  # monotonic; set by the judge for the check in progress
     time_limit: float | None = None  # for messages
@@ -139,7 +192,7 @@ class Worker:
         out_r, out_w = os.pipe()
         config = {"candidate": self.candidate, "module_name": self.module_name, "seed": self.seed,
                   "rlimits": self.limits.rlimits(self.cuda), "submission_root": self.submission_root,
-                  "landlock": self.landlock}
+                  "landlock": self.landlock, "profile": self.profile, "network": self.network, "role": self.role, "shm_bytes": self.limits.memory_bytes}
         forking = time.monotonic()
         try:
             self.pid = self.zygote.fork(config, [theirs.fileno(), out_w])
@@ -170,21 +223,22 @@ class Worker:
             raise _Violation(f"output limit exceeded: the worker wrote more than "
                              f"{self.limits.output_bytes // MiB} MiB to stdout/stderr")
         if self.pid is not None:
-            try:
-                with open(f"/proc/{self.pid}/statm") as fh:
-                    rss = int(fh.read().split()[1]) * PAGE
-            except (OSError, ValueError, IndexError):
+            used, count = tree_memory(self.pid, self.zygote.pid, others=self.zygote.live - {self.pid})
+            if used is None:
                 return
-            if rss > self.limits.memory_bytes:
+            if used > self.limits.memory_bytes:
                 raise _Violation(f"memory limit {self.limits.memory_bytes / GiB:.1f} GiB exceeded "
-                                 f"(resident {rss / GiB:.1f} GiB)")
+                                 f"(resident {used / GiB:.1f} GiB over the worker's process tree of {count} "
+                                 f"process{'es' if count > 1 else ''})")
+            if count > self.limits.processes:
+                raise _Violation(f"process limit exceeded: {count} processes (the limit is {self.limits.processes})")
 
     def _receive(self, what: str) -> dict:
         assert self._sock is not None
         try:
             raw = recv_msg(self._sock, self.deadline, poll=self._watch)
             self._watch()
-            answer = codec.decode(raw, self.make_handle)
+            answer = codec.decode(raw, self.make_handle, self.deadline)
             if not isinstance(answer, dict):
                 raise codec.CodecError("answer is not a dict")
             error = answer.get("error")
@@ -192,7 +246,7 @@ class Worker:
                 error["message"] = (f"out of memory: the worker's memory limit is "
                                     f"{self.limits.memory_bytes / GiB:.1f} GiB. {error.get('message', '')}").strip()
             return answer
-        except ChannelTimeout:
+        except (ChannelTimeout, codec.DecodeTimeout):
             limit = f" {self.time_limit:g} s" if self.time_limit else ""
             self._fail(f"time limit{limit} exceeded while {what}")
         except _Violation as exc:
@@ -223,12 +277,14 @@ class Worker:
             self._fail(f"the worker {status} before {what}", already_dead=True)
         return self._receive(what)
 
-    def kill(self) -> str:
-        """Kill the worker and everything in its session; answer how it ended."""
+    def kill(self, detach: bool = False) -> str:
+        """Kill the worker and everything in its session; answer how it ended. `detach`: the
+        caller does not need to know (a check that is over): the fork server reaps it while the
+        judge goes on."""
         if self.pid is None:
             return "never started"
         pid, self.pid = self.pid, None
-        status = self.zygote.wait(pid)  # the zygote kills the worker's session, then reaps it
+        status = self.zygote.wait(pid, detach=detach)  # the zygote kills the worker's session, then reaps it
         if status.get("zygote_lost"):
             kill_session(pid)
         if self._sock is not None:

@@ -18,6 +18,7 @@ import json
 import keyword
 import math
 import struct
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,12 @@ import numpy as np
 import torch
 
 MAX_DEPTH = 64
+# Bounds on what the judge accepts, checked before the work they bound: the JSON header's size,
+# its number of nodes (every node but None/bool is a JSON object, so counting `{` bounds it before
+# json.loads allocates anything), and the time spent rebuilding (the check's deadline).
+MAX_HEADER_BYTES = 32 << 20
+MAX_NODES = 1_000_000
+_CLOCK_EVERY = 512  # nodes between deadline checks
 # A sparse tensor is small on the wire whatever its shape, but a check that calls `.to_dense()` on
 # it allocates the whole shape in the judge: (40000, 40000) float32 is 6.4 GB, enough to get the
 # judge OOM-killed (and every later verdict lost). No honest answer comes near this.
@@ -45,6 +52,10 @@ _NUMPY_KINDS = set("biufc")  # bool, signed, unsigned, float, complex: no object
 
 class CodecError(ValueError):
     """Malformed data from the worker (never raised for honest payloads)."""
+
+
+class DecodeTimeout(CodecError):
+    """Rebuilding the answer ran past the check's deadline (e.g. a set of equal-hash numbers)."""
 
 
 @dataclass(frozen=True)
@@ -159,14 +170,23 @@ def encode(obj: Any, register: Callable[[Any], Ref]) -> bytes:
 class Decoder:
     """Judge side: rebuilds data from (header, buffers); `make_handle` turns Refs into handles."""
 
-    def __init__(self, buffers: list[memoryview], make_handle: Callable[[Ref], Any] | None = None):
+    def __init__(self, buffers: list[memoryview], make_handle: Callable[[Ref], Any] | None = None,
+                 deadline: float | None = None):
         self.buffers = buffers
         self.make_handle = make_handle
+        self.deadline = deadline
+        self.nodes = 0
         self._ntuple_types: dict[tuple, type] = {}
+
+    def _tick(self) -> None:
+        self.nodes += 1
+        if self.nodes % _CLOCK_EVERY == 0 and self.deadline is not None and time.monotonic() > self.deadline:
+            raise DecodeTimeout(f"rebuilding the answer took past the check's time limit ({self.nodes} items)")
 
     def decode(self, node: Any, depth: int = 0) -> Any:
         if depth > MAX_DEPTH + 2:
             raise CodecError("structure nested too deeply")
+        self._tick()
         if node is None or isinstance(node, bool):
             return node
         if not isinstance(node, dict):
@@ -220,10 +240,14 @@ class Decoder:
             return tuple(self.decode(v, depth + 1) for v in node["tuple"])
         if "set" in node or "frozenset" in node:
             items = [self.decode(v, depth + 1) for v in node.get("set", node.get("frozenset"))]
+            built: set = set()
             try:
-                return set(items) if "set" in node else frozenset(items)
+                for item in items:  # one by one, under the clock: equal hashes make each add linear
+                    built.add(item)
+                    self._tick()
             except TypeError:
                 raise CodecError("unhashable set item") from None
+            return built if "set" in node else frozenset(built)
         if "ntuple" in node:
             return self._namedtuple(node, depth)
         if "dict" in node or "odict" in node:
@@ -236,6 +260,7 @@ class Decoder:
                 except TypeError:
                     raise CodecError("unhashable dict key") from None
                 out[k] = self.decode(value, depth + 1)
+                self._tick()
             return out
         if "ref" in node:
             ref = Ref(_expect(node["ref"], int), str(node.get("type", "?"))[:200], str(node.get("repr", ""))[:500])
@@ -312,12 +337,21 @@ def _dtype(name: Any) -> torch.dtype:
     return dt
 
 
-def decode(data: bytes | memoryview, make_handle: Callable[[Ref], Any] | None = None) -> Any:
-    """Rebuild the data encoded by `encode`. Raises CodecError on anything malformed."""
+def decode(data: bytes | memoryview, make_handle: Callable[[Ref], Any] | None = None,
+           deadline: float | None = None) -> Any:
+    """Rebuild the data encoded by `encode`, within the bounds above and before `deadline`
+    (time.monotonic()). Raises CodecError on anything malformed or over a bound (DecodeTimeout
+    past the deadline); nothing else escapes, whatever the bytes."""
     view = memoryview(data)
     try:
         (hlen,) = struct.unpack_from("<I", view, 0)
-        header = json.loads(bytes(view[4:4 + hlen]))
+        if hlen > MAX_HEADER_BYTES:
+            raise CodecError(f"a header of {hlen >> 20} MiB (the judge accepts {MAX_HEADER_BYTES >> 20} MiB)")
+        raw_header = bytes(view[4:4 + hlen])
+        if raw_header.count(b"{") > MAX_NODES:
+            raise CodecError(f"more than {MAX_NODES} items in one answer")
+        header = json.loads(raw_header)
+        del raw_header
         offset = 4 + hlen
         buffers = []
         count = _expect(header["n"], int)
@@ -330,8 +364,12 @@ def decode(data: bytes | memoryview, make_handle: Callable[[Ref], Any] | None = 
             offset += blen
         if offset != len(view):
             raise CodecError("trailing bytes")
-        return Decoder(buffers, make_handle).decode(header["v"])
+        return Decoder(buffers, make_handle, deadline).decode(header["v"])
     except CodecError:
         raise
-    except (struct.error, ValueError, KeyError, TypeError, RecursionError) as exc:
-        raise CodecError(f"malformed message from worker: {exc}") from None
+    except RecursionError:
+        raise CodecError("malformed message from worker: nested too deeply") from None
+    except MemoryError:
+        raise CodecError("malformed message from worker: too large to rebuild") from None
+    except Exception as exc:  # noqa: BLE001 - whatever a decoder (json, numpy, torch) raises on hostile bytes
+        raise CodecError(f"malformed message from worker: {type(exc).__name__}: {str(exc)[:200]}") from None

@@ -70,20 +70,22 @@ def _fs_mask(abi: int) -> int:
     return mask
 
 
-def protections(abi: int) -> list[str]:
+def protections(abi: int, tcp: bool = True) -> list[str]:
     """What `restrict` enforces at this ABI, in words (for reports)."""
     if abi <= 0:
         return []
     found = [f"Landlock ABI {abi}: filesystem limited to the submission, Python and scratch"]
-    if abi >= 4:
+    if abi >= 4 and tcp:
         found.append("Landlock: no TCP connect or bind")
     if abi >= 6:
         found.append("Landlock: no signals or abstract sockets outside the sandbox")
     return found
 
 
-def restrict(read_paths: Iterable[str], write_paths: Iterable[str]) -> int:
+def restrict(read_paths: Iterable[str], write_paths: Iterable[str], tcp: bool = True) -> int:
     """Sandbox the calling process (irreversibly). Returns the ABI used, 0 when unavailable.
+    `tcp`: also refuse every TCP connect and bind (False where the worker's network is private,
+    so gloo can use loopback).
 
     Paths that do not exist are skipped. Raises OSError when Landlock is there but fails."""
     abi = abi_version()
@@ -91,7 +93,7 @@ def restrict(read_paths: Iterable[str], write_paths: Iterable[str]) -> int:
         return 0
     libc = _libc()
     fs_mask = _fs_mask(abi)
-    attr = _RulesetAttr(fs_mask, (NET_BIND_TCP | NET_CONNECT_TCP) if abi >= 4 else 0,
+    attr = _RulesetAttr(fs_mask, (NET_BIND_TCP | NET_CONNECT_TCP) if abi >= 4 and tcp else 0,
                         (SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL) if abi >= 6 else 0)
     size = ctypes.sizeof(_RulesetAttr) if abi >= 6 else (16 if abi >= 4 else 8)
     ruleset = libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), ctypes.c_uint32(0))

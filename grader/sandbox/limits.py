@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 GiB = 1 << 30
 MiB = 1 << 20
+# A worker holds torch before it runs a line of the candidate's code: measured with torch 2.13 on
+# CPU, one needs 0.25 GiB to import a submission (0.2 fails). Under this floor every check would
+# fail for the grader's configuration, never the candidate's code: such a limit is refused.
+MIN_MEMORY_GB = 0.5
 
 
 @dataclass(frozen=True)
@@ -18,6 +22,14 @@ class Limits:
     processes: int = 256
     output_bytes: int = 4 * MiB
     open_files: int = 1024
+    # Fields set on purpose (the CLI's --memory-gb): an exercise's [limits] does not override them.
+    explicit: tuple[str, ...] = ()
+
+    def for_exercise(self, overrides: dict[str, int]) -> Limits:
+        """These limits with an exercise's [limits] applied, except where set on purpose
+        (resolution order: CLI > exercise.toml > default)."""
+        chosen = {k: v for k, v in overrides.items() if k not in self.explicit and k in _FIELDS}
+        return replace(self, **chosen) if chosen else self
 
     def rlimits(self, cuda: bool) -> dict[str, int]:
         limits = {"RLIMIT_FSIZE": self.file_size_bytes, "RLIMIT_CORE": 0, "RLIMIT_NOFILE": self.open_files}
@@ -26,3 +38,6 @@ class Limits:
         if not cuda:  # the CUDA driver maps huge private regions: rely on the watchdog there
             limits["RLIMIT_DATA"] = self.memory_bytes
         return limits
+
+
+_FIELDS = ("memory_bytes", "file_size_bytes", "processes", "output_bytes", "open_files")

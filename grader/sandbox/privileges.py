@@ -5,8 +5,11 @@
   open raw sockets. Landlock restricts none of these. Dropping the whole set (and the bounding
   set, and locking root's capability regain on execve) leaves uid 0 with no more power than any
   user's. A no-op for other users.
-- `deny_new_sockets`: a seccomp filter that refuses socket(2), io_uring (which can open sockets
-  behind seccomp's back) and syscalls of another architecture (i386's socketcall on x86_64).
+- `install_filter`: a seccomp filter that refuses io_uring (which can open sockets behind
+  seccomp's back), syscalls of another architecture (i386's socketcall on x86_64), System V IPC
+  objects and the kernel keyring (both outlive the worker; the keyring holds the user's secrets),
+  and socket(2): for every family where nothing hides the host (`deny_new_sockets`), for all but
+  Unix, IP and netlink where the worker's own namespaces or its container do (see `namespaces`).
   Landlock (ABI <= 7) governs TCP only: without this a local worker could send UDP anywhere (DNS
   exfiltration of what it sees of the hidden checks), or connect to a named Unix socket such as
   /var/run/docker.sock, which is root on the host. The worker keeps the sockets it was handed
@@ -29,7 +32,15 @@ _CAP_VERSION_3 = 0x20080522
 
 # (seccomp audit arch, socket, io_uring_setup, io_uring_enter, io_uring_register)
 _ARCHES = {"x86_64": (0xC000003E, 41, 425, 426, 427), "aarch64": (0xC00000B7, 198, 425, 426, 427)}
+# System V IPC objects (shmget, msgget, semget: what creates or finds one) and the kernel keyring
+# (add_key, request_key, keyctl). Neither torch nor CUDA uses them; both outlive the worker.
+_DENIED = {"x86_64": {"shmget": 29, "semget": 64, "msgget": 68, "add_key": 248, "request_key": 249, "keyctl": 250},
+           "aarch64": {"msgget": 186, "semget": 190, "shmget": 194, "add_key": 217, "request_key": 218,
+                       "keyctl": 219}}
 _X32_SYSCALL_BIT = 0x40000000
+AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
+# Socket families a worker may open where its namespaces (or its container) hide the host.
+PRIVATE_NETWORK_FAMILIES = (AF_UNIX, AF_INET, AF_INET6, AF_NETLINK)
 
 _BPF_LD_W_ABS, _BPF_JEQ_K, _BPF_JGE_K, _BPF_RET_K = 0x20, 0x15, 0x35, 0x06
 _RET_ALLOW = 0x7FFF0000
@@ -48,10 +59,13 @@ def seccomp_supported() -> bool:
     return platform.system() == "Linux" and platform.machine() in _ARCHES
 
 
-def _filter_program() -> bytes:
+def _filter_program(socket_families: tuple[int, ...] = ()) -> bytes:
+    """The BPF program: foreign ABIs, io_uring, SysV IPC and the keyring refused; socket(2)
+    refused unless its family is one of `socket_families`; everything else allowed."""
     arch, sys_socket, *uring = _ARCHES[platform.machine()]
     deny_socket = _RET_ERRNO | errno.EACCES  # what socket(2) answers when policy forbids it
     deny_other = _RET_ERRNO | errno.ENOSYS
+    deny_ipc = _RET_ERRNO | errno.EPERM
     program = [
         (_BPF_LD_W_ABS, 0, 0, 4),  # seccomp_data.arch
         (_BPF_JEQ_K, 1, 0, arch),
@@ -60,24 +74,41 @@ def _filter_program() -> bytes:
     ]
     if platform.machine() == "x86_64":
         program += [(_BPF_JGE_K, 0, 1, _X32_SYSCALL_BIT), (_BPF_RET_K, 0, 0, deny_other)]
-    program += [(_BPF_JEQ_K, 0, 1, sys_socket), (_BPF_RET_K, 0, 0, deny_socket)]
     for nr in uring:
         program += [(_BPF_JEQ_K, 0, 1, nr), (_BPF_RET_K, 0, 0, deny_other)]
+    for nr in _DENIED[platform.machine()].values():
+        program += [(_BPF_JEQ_K, 0, 1, nr), (_BPF_RET_K, 0, 0, deny_ipc)]
+    if socket_families:
+        # not socket(2): skip to the final allow; else load args[0] (the family, low word) and
+        # allow it only when listed
+        program.append((_BPF_JEQ_K, 0, len(socket_families) + 2, sys_socket))
+        program.append((_BPF_LD_W_ABS, 0, 0, 16))  # seccomp_data.args[0]
+        for i, family in enumerate(socket_families):
+            program.append((_BPF_JEQ_K, len(socket_families) - i, 0, family))
+        program.append((_BPF_RET_K, 0, 0, deny_socket))
+    else:
+        program += [(_BPF_JEQ_K, 0, 1, sys_socket), (_BPF_RET_K, 0, 0, deny_socket)]
     program.append((_BPF_RET_K, 0, 0, _RET_ALLOW))
     return b"".join(struct.pack("<HBBI", *insn) for insn in program)
 
 
-def deny_new_sockets() -> None:
-    """Install the filter (irreversibly, inherited by children). Raises OSError on failure."""
+def install_filter(socket_families: tuple[int, ...] = ()) -> None:
+    """Install the filter (irreversibly, inherited by children). `socket_families`: those socket(2)
+    may still open (none: no new sockets at all). Raises OSError on failure."""
     if not seccomp_supported():
         raise OSError(errno.ENOSYS, f"seccomp filter not available on {platform.system()} {platform.machine()}")
     libc = _libc()
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS) failed")
-    code = ctypes.create_string_buffer(_filter_program())
+    code = ctypes.create_string_buffer(_filter_program(tuple(socket_families)))
     prog = _SockFprog(len(code.raw) // 8, ctypes.addressof(code))
     if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(prog), 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "installing the seccomp filter failed")
+
+
+def deny_new_sockets() -> None:
+    """The filter with no socket family allowed (where nothing hides the host's sockets)."""
+    install_filter(())
 
 
 def drop_capabilities() -> None:
@@ -102,7 +133,11 @@ def drop_capabilities() -> None:
         raise OSError(ctypes.get_errno(), "capset failed")
 
 
-def protections() -> list[str]:
-    """What the worker applies here, in words (for reports)."""
-    return ["capabilities dropped (root's included)"] + (
-        ["seccomp: no new sockets (UDP, Unix sockets), no io_uring"] if seccomp_supported() else [])
+def protections(sockets: bool = False) -> list[str]:
+    """What the worker applies here, in words (for reports). `sockets`: the worker's namespaces or
+    container hide the host, so Unix and loopback sockets are allowed."""
+    if not seccomp_supported():
+        return ["capabilities dropped (root's included)"]
+    return ["capabilities dropped (root's included)",
+            "seccomp: no io_uring, no System V IPC, no kernel keyring, "
+            + ("sockets of the Unix, IP and netlink families only" if sockets else "no new sockets (UDP, Unix sockets)")]

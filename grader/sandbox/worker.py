@@ -16,6 +16,7 @@ import resource
 import socket
 import sys
 import traceback
+import types
 from typing import Any
 
 import numpy as np
@@ -56,6 +57,10 @@ _WATCHED = ("torch", "torch.Tensor", "torch.nn.Module", "torch.nn.functional", "
 
 
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+# Names for which a metaclass's (or ModuleType's) data descriptor wins over the object's own entry
+# in getattr_static.
+_META_DATA = frozenset(name for meta in (type, type(torch.Tensor), type(torch.nn.Module), types.ModuleType)
+                       for name, attr in vars(meta).items() if hasattr(type(attr), "__set__"))
 # Taken by the fork server once it has warmed up (workers inherit it: no cost per check), or by a
 # worker started some other way.
 PRISTINE: TamperGuard | None = None
@@ -84,20 +89,45 @@ class TamperGuard:
 
     def changed(self) -> list[str]:
         found = [f"sys.modules[{name!r}]" for name, module in self.modules.items() if sys.modules.get(name) is not module]
+        seen: dict[int, dict[str, Any]] = {}
         for label, owner, name, value in self.snapshot:
-            try:
-                now = self._static(owner, name)
-            except AttributeError:
-                now = None
+            now = self._now(owner, name, seen)
             if now is not value and not self._by_torch(label, name, now, value):
                 found.append(f"{label}.{name}")
         return found
 
+    def _now(self, owner: Any, name: str, seen: dict[int, dict[str, Any]]) -> Any:
+        """`inspect.getattr_static(owner, name)` (None where missing), in a fraction of its time:
+        a module's attribute is its __dict__ entry; a class's is the first entry along its MRO
+        (read through `type`'s own descriptor, which no class can override). Whatever this fast
+        path does not settle goes to getattr_static itself."""
+        table = seen.get(id(owner))
+        if table is None:
+            table = {}
+            if isinstance(owner, type):
+                for klass in reversed(type.__dict__["__mro__"].__get__(owner)):
+                    table.update(type.__dict__["__dict__"].__get__(klass))
+            elif isinstance(owner, types.ModuleType) and type(owner) is types.ModuleType:
+                table = object.__getattribute__(owner, "__dict__")
+            seen[id(owner)] = table
+        if name in table and name not in _META_DATA:
+            return table[name]
+        try:
+            return self._static(owner, name)
+        except AttributeError:
+            return None
+
     def _by_torch(self, label: str, name: str, value: Any, original: Any) -> bool:
-        """Changes torch makes itself: importing torch._dynamo (an optimizer's first step,
+        """Changes torch makes itself: CUDA's lazy initialisation (on first use in the worker)
+        sets torch.cuda's private state (`_initialized`, the cached device count...) and its
+        `default_generators`: plain data and generators, never a function a probe calls. Importing torch._dynamo (an optimizer's first step,
         torch.compile) wraps torch.manual_seed and others in functions of its own around the
         originals, torch.compile patches nn.Module's methods, and set_default_dtype rebinds
         torch.Storage to one of the typed storages."""
+        if label == "torch.cuda" and name == "default_generators":
+            return isinstance(value, tuple) and all(isinstance(g, torch.Generator) for g in value)
+        if label == "torch.cuda" and name.startswith("_"):
+            return _plain_data(value)
         if label == "torch" and name == "Storage":
             return isinstance(value, type) and value.__name__.endswith("Storage") and getattr(torch, value.__name__, None) is value
         code = getattr(value, "__code__", None)
@@ -111,6 +141,17 @@ class TamperGuard:
             shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
             raise TamperingDetected(f"the submission replaced {shown}: a probe observing it in the worker cannot "
                                     f"be trusted, so this check fails")
+
+
+def _plain_data(value: Any) -> bool:
+    """None, a number, a string, or a list/tuple/set/dict of these (no callable hides in it)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if type(value) in (list, tuple, set, frozenset):
+        return all(_plain_data(v) for v in value)
+    if type(value) is dict:
+        return all(_plain_data(k) and _plain_data(v) for k, v in value.items())
+    return False
 
 
 class WorkerState:
@@ -241,6 +282,15 @@ def handle(state: WorkerState, req: dict) -> dict:
         return {"ok": repr(target)[:2000]}
     if op == "backward":
         return _backward(state, req)
+    if op == "read_file":
+        from grader.sandbox import verifier
+
+        return {"ok": verifier.read_file(os.getcwd(), req["path"], req["max_bytes"])}
+    if op == "write_file":
+        from grader.sandbox import verifier
+
+        verifier.write_file(os.getcwd(), req["path"], req["data"])
+        return {"ok": None}
     raise ValueError(f"unknown op {op!r}")
 
 
@@ -284,10 +334,32 @@ def _send(sock: socket.socket, state: WorkerState | None, answer: dict) -> None:
     send_msg(sock, payload)
 
 
+def compile_caches(scratch: str) -> dict[str, str]:
+    """Environment for torch.compile's caches, in the worker's own scratch: the fork server's
+    import of dynamo may have pointed them at a folder the worker cannot write (and a cache
+    shared between workers would carry one candidate's compiled code into another's check)."""
+    return {"TORCHINDUCTOR_CACHE_DIR": os.path.join(scratch, ".cache", "inductor"),
+            "TRITON_CACHE_DIR": os.path.join(scratch, ".cache", "triton"),
+            "XDG_CACHE_HOME": os.path.join(scratch, ".cache"),
+            "CUDA_CACHE_PATH": os.path.join(scratch, ".cache", "nv")}
+
+
+def cuda_paths(proc: str = "/proc", dev: str = "/dev") -> tuple[list[str], list[str]]:
+    """What the CUDA driver reads and writes beyond the Python installation, where it exists:
+    /proc/driver/nvidia and /proc/devices (read), the /dev/nvidia* device nodes (read and write)."""
+    read = [p for p in (os.path.join(proc, "driver", "nvidia"), os.path.join(proc, "devices")) if os.path.exists(p)]
+    write = []
+    if os.path.isdir(dev):
+        write = sorted(os.path.join(dev, n) for n in os.listdir(dev) if n.startswith("nvidia"))
+    return read, write
+
+
 def sandbox_paths(config: dict) -> tuple[list[str], list[str]]:
     """What the worker may read and write under Landlock: its submission, the Python installation
     and site-packages, the grader's package (not its checkout: exercises and solutions stay out),
-    system libraries, and its scratch folder."""
+    system libraries, CUDA's files (`cuda_paths`), and its scratch folder. /proc/self is writable
+    (the CUDA driver writes there); /dev/shm only where it is private to the worker (its own
+    namespaces or its container: `config["profile"]` other than "restricted")."""
     import grader
 
     candidate_dir = os.path.dirname(os.path.abspath(config["candidate"]))
@@ -299,27 +371,41 @@ def sandbox_paths(config: dict) -> tuple[list[str], list[str]]:
             sys.exec_prefix, os.path.dirname(os.path.abspath(grader.__file__)),
             # /proc/self only: /proc/<pid>/environ of the judge or the CLI would show their
             # environment (Landlock does not stop that read), and /proc/<pid>/stat their ancestry.
-            "/usr", "/lib", "/lib64", "/bin", "/proc/self", "/proc/cpuinfo", "/proc/meminfo", "/sys",
+            "/usr", "/lib", "/lib64", "/bin", "/proc/cpuinfo", "/proc/meminfo", "/sys",
             "/etc/ld.so.cache", "/etc/localtime",
             "/etc/nsswitch.conf", "/etc/passwd", "/etc/group", "/etc/hosts", "/etc/ssl"]
     read += [p for p in sys.path
              if os.path.isabs(p) and ("site-packages" in p or "dist-packages" in p or p.endswith(".zip"))]
-    write = [config["scratch"], "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/shm", "/dev/tty"]
-    if os.path.isdir("/dev"):
-        write += [os.path.join("/dev", n) for n in os.listdir("/dev") if n.startswith("nvidia")]
-    return read, write
+    write = [config["scratch"], "/proc/self", "/dev/null", "/dev/zero", "/dev/urandom", "/dev/random", "/dev/tty"]
+    if config.get("profile", "restricted") != "restricted":
+        write.append("/dev/shm")
+    cuda_read, cuda_write = cuda_paths()
+    return read + cuda_read, write + cuda_write
 
 
 def _sandbox(config: dict) -> int | str:
-    """Drop capabilities, refuse new sockets (see `privileges`), and apply Landlock when the judge
-    asks for it. Returns the Landlock ABI applied (0: unavailable) or what failed (the judge
-    reports it; the check still runs under the other protections)."""
-    from grader.sandbox import landlock, privileges
+    """Enter the worker's namespaces (profile "namespaces"), drop capabilities, install the seccomp
+    filter (see `privileges`: sockets only where namespaces or the container hide the host), and
+    apply Landlock when the judge asks for it. Returns the Landlock ABI applied (0: unavailable) or
+    what failed (the judge reports it; the check still runs under the other protections)."""
+    from grader.sandbox import landlock, namespaces, privileges
 
     failed = []
+    profile = config.get("profile", "restricted")
+    if profile == "namespaces":
+        read, write = sandbox_paths(config)
+        try:
+            namespaces.enter([p for p in read + write if not p.startswith(("/proc", "/sys", "/dev"))],
+                             int(config.get("shm_bytes", 1 << 30)))
+        except OSError as exc:
+            failed.append(f"entering private namespaces failed: {exc}")
+            profile = "restricted"  # the host is not hidden: no sockets
+        os.chdir(config["scratch"])  # the bound-back scratch folder
+    families = () if profile == "restricted" else \
+        privileges.PRIVATE_NETWORK_FAMILIES if config.get("network", "loopback") == "loopback" else (privileges.AF_UNIX,)
     steps = [("dropping capabilities", privileges.drop_capabilities)]
     if privileges.seccomp_supported():
-        steps.append(("the seccomp filter", privileges.deny_new_sockets))
+        steps.append(("the seccomp filter", lambda: privileges.install_filter(families)))
     for what, step in steps:
         try:
             step()
@@ -328,7 +414,8 @@ def _sandbox(config: dict) -> int | str:
     applied: int | str = 0
     if config.get("landlock"):
         try:
-            applied = landlock.restrict(*sandbox_paths(config))
+            # TCP stays closed only where the worker shares the host's network
+            applied = landlock.restrict(*sandbox_paths({**config, "profile": profile}), tcp=profile == "restricted")
         except OSError as exc:
             failed.append(f"Landlock failed: {exc}")
     return "; ".join(failed) if failed else applied
@@ -339,7 +426,7 @@ def serve(sock: socket.socket, config: dict) -> None:
     global _CANDIDATE_DIR
     _CANDIDATE_DIR = os.path.dirname(os.path.abspath(config["candidate"]))
     os.chdir(config["scratch"])
-    os.environ.update({"HOME": config["scratch"], "TMPDIR": config["scratch"]})
+    os.environ.update({"HOME": config["scratch"], "TMPDIR": config["scratch"], **compile_caches(config["scratch"])})
     import tempfile
 
     tempfile.tempdir = config["scratch"]

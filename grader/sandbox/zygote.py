@@ -8,7 +8,10 @@ tests, no solutions), it answers three requests on its control socket (JSON, fro
 - wait: kill a worker and everything in its session, reap it, answer how it ended, remove its
   scratch folder; then kill and reap any process left behind (daemons reparent here: the zygote
   is a child subreaper). The zygote kills, not the judge: in the container the judge runs as
-  another user and may not signal workers;
+  another user and may not signal workers. With "detach" (the judge does not need the status)
+  it answers once the kill is sent and reaps afterwards, before reading the next request;
+- kill_all: kill and reap every worker and stray (a warm judge whose run was cancelled mid-check,
+  `grader watch`); answer how many;
 - exit.
 
 Each worker runs in `<scratch_root>/w<pid>`, a folder it makes itself (mode 0700).
@@ -20,12 +23,14 @@ initialised here, so workers may use it.
 from __future__ import annotations
 
 import ctypes
+import gc
 import json
 import os
-import shutil
 import signal
 import socket
 import sys
+
+from grader.sandbox.cleanup import remove_tree
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -55,7 +60,28 @@ def describe_status(status: int) -> dict:
     return {"exit": None}
 
 
+def _children() -> list[int] | None:
+    """This process's children, from /proc/self/task/*/children (a few microseconds), or None
+    where the kernel has no such file (CONFIG_PROC_CHILDREN): then /proc is scanned."""
+    try:
+        tasks = os.listdir("/proc/self/task")
+        found: list[int] = []
+        for task in tasks:
+            try:
+                with open(f"/proc/self/task/{task}/children", "rb") as fh:
+                    found += [int(pid) for pid in fh.read().split()]
+            except FileNotFoundError:
+                if os.path.isdir(f"/proc/self/task/{task}"):
+                    return None  # the task exists but the kernel has no children file
+        return found
+    except OSError:
+        return None
+
+
 def _stray_children(active: set[int]) -> list[int]:
+    children = _children()
+    if children is not None:
+        return [pid for pid in children if pid not in active]
     me = os.getpid()
     strays = []
     for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
@@ -98,6 +124,26 @@ def _reap_strays(active: set[int]) -> int:
     return killed
 
 
+def peak_memory(pid: int, reset: bool = False) -> dict:
+    """A worker's resident size and its peak since the last reset, in bytes, read from outside it.
+    `reset`: first set the peak mark back to the current size (/proc/PID/clear_refs "5"), so a
+    measured call's peak is its own, not the process's lifetime peak (memory touched at import
+    would hide it)."""
+    answer: dict = {}
+    try:
+        if reset:
+            with open(f"/proc/{pid}/clear_refs", "w") as fh:
+                fh.write("5")
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                if key in ("VmRSS", "VmHWM"):
+                    answer[key[2:].lower()] = int(value.split()[0]) * 1024
+    except (OSError, ValueError, IndexError) as exc:
+        return {"error": f"cannot read the worker's memory: {exc}"}
+    return answer
+
+
 def _fork_worker(ctrl: socket.socket, request: dict, fds: list[int]) -> int:
     channel_fd, output_fd = fds
     pid = os.fork()
@@ -114,12 +160,13 @@ def _fork_worker(ctrl: socket.socket, request: dict, fds: list[int]) -> int:
             os.close(output_fd)
             sys.stdout.reconfigure(line_buffering=True)
             sys.stderr.reconfigure(line_buffering=True)
-            from grader.sandbox import worker
+            from grader.sandbox import verifier, worker
 
             scratch = os.path.join(request["scratch_root"], f"w{os.getpid()}")
             os.mkdir(scratch, 0o700)
             sock = socket.socket(fileno=channel_fd)
-            worker.serve(sock, {**request, "scratch": scratch})
+            serve = verifier.serve if request.get("role") == "verifier" else worker.serve
+            serve(sock, {**request, "scratch": scratch})
             code = 0
         finally:
             os._exit(code)
@@ -130,21 +177,36 @@ def _fork_worker(ctrl: socket.socket, request: dict, fds: list[int]) -> int:
 
 def _warm_up(torch, features: set[str]) -> None:
     """Trigger torch's lazy imports once here rather than in every worker, for the features the
-    judge asks for: "autograd" (grad with grad_outputs pulls in sympy, ~500 modules, 0.4 s),
-    "optim" (an optimizer's first step imports torch._dynamo, 1.3 s). Tiny CPU tensors only: no
-    thread pool, no CUDA."""
+    judge asks for: "autograd" (grad with grad_outputs imports sympy through
+    torch.fx.experimental.symbolic_shapes, ~500 modules, 0.4 s), "optim" (an optimizer's first step
+    imports torch._dynamo, 1.3 s).
+
+    By importing only. No backward pass runs here and nothing asks CUDA anything: the autograd
+    engine's first backward starts one thread per accelerator (after which every forked worker
+    fails "Unable to handle autograd's threading in combination with fork-based
+    multiprocessing"), and a CUDA driver initialised before fork is broken in every child
+    ("CUDA error: initialization error"). `tests/test_sandbox_profile.py` holds this to it."""
     import torch.nn.functional as F
     import torch.utils.data  # noqa: F401
 
-    x = torch.ones(2, requires_grad=True)
     if "autograd" in features:
-        y = x * x
-        torch.autograd.grad(y, x, torch.ones_like(y))  # grad_outputs: imports sympy (0.4 s)
-        torch.autograd.grad((x * x).sum(), x, create_graph=True)
+        import sympy  # noqa: F401
+        import torch.fx.experimental.symbolic_shapes  # noqa: F401
     layer = torch.nn.Linear(2, 2)
-    F.cross_entropy(layer(x.detach()[None]), torch.zeros(1, dtype=torch.long)).backward()
+    with torch.no_grad():  # a forward pass only: kernels and dispatch tables, no graph, no engine
+        F.cross_entropy(layer(torch.ones(1, 2)), torch.zeros(1, dtype=torch.long))
     if "optim" in features:
-        torch.optim.SGD(layer.parameters(), lr=0.1).step()
+        import torch._dynamo  # noqa: F401
+        import torch.optim
+
+        torch.optim.SGD(layer.parameters(), lr=0.1).step()  # no gradients: only the lazy imports
+
+
+def fork_server_state(torch) -> dict:
+    """What a forked worker inherits that it must not: CUDA initialised, threads running (the
+    autograd engine's device threads, a CUDA driver's). Sent with "ready" for tests and reports."""
+    return {"cuda_initialized": bool(torch.cuda.is_initialized()),
+            "threads": len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else None}
 
 
 def main() -> None:
@@ -153,9 +215,15 @@ def main() -> None:
     _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     _prctl(PR_SET_CHILD_SUBREAPER, 1)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")  # see zygote_client.scrubbed_env
     import numpy  # noqa: F401 - imported once here so that every worker starts warm
+    import numpy.random  # noqa: F401 - lazily imported by numpy; every worker seeds it (10 ms each)
     import torch
 
+    # landlock and privileges: what every worker imports while sandboxing itself, imported once
+    # here rather than in each worker (it was a third of a worker's set-up)
+    import grader.sandbox.landlock  # noqa: F401
+    import grader.sandbox.privileges  # noqa: F401
     import grader.sandbox.worker
 
     try:
@@ -166,7 +234,10 @@ def main() -> None:
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     active: set[int] = set()
-    ctrl.send(json.dumps({"ready": True, "pid": os.getpid()}).encode())
+    # Every object here is shared with the workers copy-on-write: keep the workers' garbage
+    # collector from walking (and so copying) them all.
+    gc.freeze()
+    ctrl.send(json.dumps({"ready": True, "pid": os.getpid(), **fork_server_state(torch)}).encode())
     while True:
         msg, fds, _, _ = socket.recv_fds(ctrl, 65536, 4)
         if not msg:
@@ -181,6 +252,11 @@ def main() -> None:
             pid = int(request["pid"])
             if pid in active:
                 kill_session(pid)
+            if request.get("detach"):
+                # The judge does not need how it ended: answer now and reap while the judge moves
+                # on. Requests are served in order, so the reaping (strays included) is done before
+                # the next worker is forked.
+                ctrl.send(json.dumps({"exit": None, "detached": True}).encode())
             try:
                 _, status = os.waitpid(pid, 0)
                 answer = describe_status(status)
@@ -188,7 +264,25 @@ def main() -> None:
                 answer = {"exit": None}
             active.discard(pid)
             answer["strays_killed"] = _reap_strays(active)
-            shutil.rmtree(os.path.join(scratch_root, f"w{pid}"), ignore_errors=True)
+            left = remove_tree(os.path.join(scratch_root, f"w{pid}"))  # deep trees too; never raises
+            if left:
+                answer["cleanup"] = left[:500]
+            if request.get("detach"):
+                continue
+        elif op == "kill_all":
+            for pid in list(active):
+                kill_session(pid)
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:
+                    pass
+                remove_tree(os.path.join(scratch_root, f"w{pid}"))
+            answer = {"killed": len(active)}
+            active.clear()
+            answer["strays_killed"] = _reap_strays(active)
+        elif op == "peak":
+            answer = peak_memory(int(request["pid"]), bool(request.get("reset"))) if int(request["pid"]) in active \
+                else {"error": "not a worker of this fork server"}
         elif op == "exit":
             break
         else:
@@ -203,3 +297,8 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    # Nothing is left to flush or clean up: skip the interpreter's teardown of torch's modules
+    # (about a second), which the judge would otherwise wait for at the end of every run.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

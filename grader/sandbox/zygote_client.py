@@ -24,6 +24,9 @@ def scrubbed_env(scratch_root: str) -> dict[str, str]:
         "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONUNBUFFERED": "1",
+        # torch.cuda.is_available() / device_count() through NVML, not the CUDA runtime: asking the
+        # runtime initialises the driver, and a driver initialised before fork fails in every child.
+        "PYTORCH_NVML_BASED_CUDA_CHECK": "1",
     }
     for key in ("CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "CUBLAS_WORKSPACE_CONFIG"):
         if key in os.environ:
@@ -49,6 +52,8 @@ class Zygote:
         self.ctrl: socket.socket | None = None
         self.ready = False
         self.pid: int | None = None
+        self.live: set[int] = set()  # workers forked and not yet waited for (a check's worker, its verifier)
+        self.state: dict = {}  # what the fork server said of itself when ready (see zygote.fork_server_state)
         self.lost: str | None = None  # why the fork server stopped answering
         self.incidents: list[str] = []  # for the report; the judge drains it after each check
         self.attached = attach_fd is not None
@@ -132,6 +137,7 @@ class Zygote:
                 log = self._log.read()[-2000:].decode(errors="replace")
                 raise RuntimeError(f"the worker fork server did not start: {log}") from None
             self.pid = ready.get("pid", self.pid) if isinstance(ready.get("pid"), int) else self.pid
+            self.state = {k: v for k, v in ready.items() if k not in ("ready", "pid")}
             self.ready = True
 
     def fork(self, config: dict, fds: list[int]) -> int:
@@ -140,7 +146,9 @@ class Zygote:
             try:
                 assert self.ctrl is not None
                 socket.send_fds(self.ctrl, [json.dumps({"op": "fork", **config}).encode()], fds)
-                return int(self._answer(timeout=30)["pid"])
+                pid = int(self._answer(timeout=30)["pid"])
+                self.live.add(pid)
+                return pid
             except (ChannelClosed, OSError) as exc:
                 # a previous worker may have killed or stopped the fork server: replace it, once
                 self._lose(str(exc) if isinstance(exc, ChannelClosed) else self._state() or "closed its channel")
@@ -148,16 +156,31 @@ class Zygote:
                     raise RuntimeError(f"the worker fork server {self.lost} (a worker may have signalled it)") from None
         raise AssertionError("unreachable")
 
-    def wait(self, pid: int) -> dict:
+    def wait(self, pid: int, detach: bool = False) -> dict:
+        """Have the fork server kill worker `pid` (and its session) and reap it; answer how it
+        ended. `detach`: answer as soon as the kill is sent (how it ended is not known then)."""
+        self.live.discard(pid)
         if self.lost:
             return {"exit": None, "zygote_lost": self.lost}
         try:
             assert self.ctrl is not None
-            self.ctrl.send(json.dumps({"op": "wait", "pid": pid}).encode())
+            self.ctrl.send(json.dumps({"op": "wait", "pid": pid, **({"detach": True} if detach else {})}).encode())
             return self._answer(timeout=30)
         except (ChannelClosed, OSError, AssertionError) as exc:
             self._lose(str(exc) if isinstance(exc, ChannelClosed) and str(exc) else self._state() or "closed its channel")
             return {"exit": None, "zygote_lost": self.lost}
+
+    def peak_memory(self, pid: int, reset: bool = False) -> dict:
+        """{"rss": bytes, "hwm": bytes} of a worker, read by the fork server (its parent, outside
+        the worker's sandbox); `reset` first resets the peak mark. {"error": why} otherwise."""
+        if self.lost or self.ctrl is None:
+            return {"error": f"the worker fork server {self.lost or 'is not running'}"}
+        try:
+            self.ctrl.send(json.dumps({"op": "peak", "pid": pid, "reset": reset}).encode())
+            return self._answer(timeout=30)
+        except (ChannelClosed, OSError) as exc:
+            self._lose(str(exc) if isinstance(exc, ChannelClosed) and str(exc) else self._state() or "closed its channel")
+            return {"error": f"the worker fork server {self.lost}"}
 
     def close(self, kill: bool = False) -> None:
         kill = kill or not self.ready  # still starting (importing torch): it has no workers to wait for

@@ -25,11 +25,9 @@ would load a conftest.py under tests/ while collecting) and renamed in the grade
 """
 from __future__ import annotations
 
-import base64
 import glob
 import html
 import json
-import marshal
 import os
 import re
 import shutil
@@ -48,7 +46,8 @@ from pathlib import Path
 import pytest
 
 from grader.grading import grade
-from grader.reports import write_report
+from grader.reports import safe, write_report
+from grader.reports.audience import for_audience
 from grader.sandbox.client import GiB, Limits
 
 HERE = Path(__file__).resolve().parent
@@ -61,12 +60,14 @@ REFERENCE_10 = ROOT / "solutions" / "autograd" / "10_autograd_basics" / "autogra
 SECRET = f"tg-secret-{uuid.uuid4().hex}"
 MARKERS = ("/tmp/torch-grader-attack-reduce-payload-ran", "/tmp/torch-grader-attack-conftest-ran",
            "/tmp/torch-grader-attack-zip-slip.py", "/tmp/torch-grader-attack-write-outside")
-FORGERIES = ("FORGED-VERDICT", "REDUCE PAYLOAD RAN", "SUBMITTED CONFTEST RAN", "VICTIM-ANSWER-7f3a")
+FORGERIES = ("FORGED-VERDICT", "REDUCE PAYLOAD RAN", "SUBMITTED CONFTEST RAN", "VICTIM-ANSWER-7f3a", "FORGED-NOTE")
 
 FEATURE, SAMPLE, PAIRWISE = "test_feature_bias_example", "test_sample_bias_example", "test_pairwise_example"
 DENIED = r"(Permission denied|Operation not permitted|Read-only file system)"
 TIME_LIMIT = r"time limit 2 s exceeded while broadcast_bias\.\w+\(\)"
 PROBE_TAMPERED = r"TamperingDetected: the submission replaced "
+TAMPERED = r"tampering detected: "  # the check that saw it
+VOIDED = r"voided: tampering detected: |tampering detected: "  # every other check of the exercise
 
 TALLY: dict[tuple[str, str], str] = {}  # (runtime, attack) -> contained | known gap
 
@@ -115,12 +116,53 @@ def _nothing_written_outside(batch: Batch, attack: Attack) -> None:
     for what in ("grader package", "site-packages", "python bin", "own submission", "judge folder", "judge home"):
         for check in batch.exercise(attack.name, attack.exercise)["checks"]:
             assert f"{what}: written" not in check["message"], check["message"]
-    leftovers = [p for p in batch.evidence["written_markers"] if "/dev/shm/" not in p]
-    assert leftovers == [], leftovers
+    assert batch.evidence["written_markers"] == [], batch.evidence["written_markers"]
 
 
 def _scratch_removed(batch: Batch, attack: Attack) -> None:
     assert batch.evidence["filled"] == [], batch.evidence["filled"]
+
+
+def _tampering_flagged(batch: Batch, attack: Attack) -> None:
+    ex = batch.exercise(attack.name, attack.exercise)
+    assert ex["score"] == 0, ex["score"]
+    found = [f for f in ex["flags"] if f["message"].startswith("tampering detected")]
+    assert found, ex["flags"]
+    for kind in ("markdown", "html", "terminal", "candidate-markdown", "candidate-json"):
+        assert "tampering detected" in batch.texts[kind], f"tampering is not flagged in the {kind} report"
+
+
+def _inert_text(batch: Batch, attack: Attack) -> None:
+    """The payloads are shown as text: no markup, no control sequence, no workflow command."""
+    for kind in ("markdown", "candidate-markdown"):
+        text = batch.texts[kind]
+        for raw in ("<h2>", "](https://attacker", "![badge]", "@interviewers", "\x1b", "\u202e"):
+            assert raw not in text, f"{raw!r} reached the {kind} report as is"
+    for kind in ("terminal", "candidate-terminal"):
+        text = batch.texts[kind]
+        assert "\x1b[2J" not in text and "\x1b[1A" not in text and "\x1b[H" not in text and "\r" not in text
+        starts = [line for line in text.splitlines() if line.lstrip().startswith("::")]
+        assert not starts, f"a {kind} line starts a workflow command: {starts[:2]}"
+    messages = [c["message"] for c in batch.exercise(attack.name, attack.exercise)["checks"]]
+    assert any("[bold red]x[/]" in m for m in messages), "the candidate's message was lost, not shown"
+    assert "bold red" not in " ".join(batch.report["environment"]["notes"])
+
+
+def _flags_bounded(batch: Batch, attack: Attack) -> None:
+    ex = batch.exercise(attack.name, attack.exercise)
+    assert len(ex["flags"]) <= 51 and all(len(f["message"]) <= 300 for f in ex["flags"]), len(ex["flags"])
+    assert ex["flags"][-1]["message"].startswith("and ")
+    assert len(batch.texts["json"]) < 8 << 20
+
+
+def _deep_chains_removed(batch: Batch, attack: Attack) -> None:
+    assert batch.evidence["deep_chains"] == [], batch.evidence["deep_chains"]
+    _victim_untouched(batch, attack)  # graded after it, by the same judge on the local runtime
+
+
+def _nothing_shared_left(batch: Batch, attack: Attack) -> None:
+    assert batch.evidence["sysv_left"] == [], f"System V objects left on the machine: {batch.evidence['sysv_left']}"
+    assert not os.path.exists("/dev/shm/torch-grader-attack-shm"), "a file left in the host's /dev/shm"
 
 
 # --- the attacks --------------------------------------------------------------------------------
@@ -174,42 +216,74 @@ MAIN = [
                                        r"SIGKILL to process group 1: not refused"}, reference_10=True,
            flags=("sends signals (os.kill)", "sends signals (os.killpg)")),
     Attack("channel_garbage", {FEATURE: TIME_LIMIT,
-                               SAMPLE: r"the worker sent malformed data \(malformed message from worker",
+                               SAMPLE: r"the worker sent malformed data \((malformed message from worker|a header of 4095 MiB)",
                                PAIRWISE: r"the worker sent malformed data \(message of 4611686018427387904 bytes exceeds"},
            reference_10=True, evidence=_judge_memory),
-    Attack("network", {FEATURE: r"raised PermissionError: \[Errno 13\] Permission denied",
+    # Sockets are allowed where the worker's network is its own (namespaces, the container's):
+    # the host's loopback refuses, a datagram goes nowhere (that check earns its points: the
+    # answer is right), the host's Unix socket does not exist in the worker's view.
+    Attack("network", {FEATURE: r"raised (ConnectionRefusedError|PermissionError: \[Errno 13\] Permission denied)",
                        SAMPLE: r"raised PermissionError: \[Errno 13\] Permission denied",
-                       PAIRWISE: r"raised PermissionError: \[Errno 13\] Permission denied"},
-           evidence=_nothing_arrived),
+                       PAIRWISE: r"raised (FileNotFoundError|PermissionError: \[Errno 13\] Permission denied)"},
+           passes=frozenset({SAMPLE}), evidence=_nothing_arrived),
     Attack("root_powers", {FEATURE: r"effective capabilities: 0000000000000000",
                            SAMPLE: r"raised ValueError: not allowed to raise maximum limit",
                            PAIRWISE: r"raised PermissionError: \[Errno (13|1)\]"}),
     Attack("write_outside", {"*": r"grader package: " + DENIED}, reference_10=True, evidence=_nothing_written_outside,
            flags=("imports the grader",)),
+    Attack("ipc_keyring", {FEATURE: r"shmget: Operation not permitted; semget: Operation not permitted; "
+                                    r"msgget: Operation not permitted",
+                           SAMPLE: r"add_key: Operation not permitted; keyctl read: Operation not permitted"},
+           passes=frozenset({PAIRWISE}), evidence=_nothing_shared_left),
     Attack("submitted_conftest", {"*": r"add_\w+\(\) raised NotImplementedError|pairwise_sq_dists\(\) raised NotImplemented"},
            evidence=_no_marker),
+    Attack("decoder_bomb", {FEATURE: TIME_LIMIT,
+                            SAMPLE: r"the worker sent malformed data \(more than 1000000 items in one answer\)",
+                            PAIRWISE: r"the worker sent malformed data \(malformed message from worker"},
+           reference_10=True, evidence=_judge_memory),
+    Attack("deep_parse", {"*": r"broadcast_bias\.py is nested too deeply for the grader to parse"}, reference_10=True),
+    Attack("flag_flood", {}, passes=frozenset(PUBLIC_05), reference_10=True, evidence=_flags_bounded,
+           flags=("assigns to torch.aaaa",)),
+    Attack("markup_injection", {FEATURE: r"raised RuntimeError: \[bold red\]x\[/\]", SAMPLE: r"raised ValueError",
+                                PAIRWISE: r"raised RuntimeError"}, evidence=_inert_text),
 ]
 ARCHIVES = {  # submissions refused before anything runs; the others in the batch are still graded
     "zip_slip.zip": r"refused: member '\.\./\.\./torch-grader-attack-zip-slip\.py' would be written outside",
     "tar_link.tar.gz": r"refused: 'broadcast_bias\.py' is a link",
     "zip_bomb.zip": r"refused: .*(decompression bomb|more than)",
 }
+# Heavier work per check (a 3000-level folder chain, five processes touching 2 GiB): graded in
+# a batch of their own with a time limit that a loaded machine still meets.
+CONTAINMENT = [
+    Attack("deep_scratch", {}, passes=frozenset(PUBLIC_05), evidence=_deep_chains_removed),
+    Attack("tree_memory", {"*": r"memory limit 1\.0 GiB exceeded \(resident [\d.]+ GiB over the worker's process tree"},
+           reference_10=True, evidence=_no_process_left),
+    Attack("victim", {}, passes=frozenset(PUBLIC_05)),
+]
 HIDDEN = [
-    Attack("probe_forge", {"test_input_left_untouched": PROBE_TAMPERED + r"torch\.equal"}, exercise="10_autograd_basics",
-           passes=frozenset({"test_derivative_of_square", "test_accumulated_twice", "test_descent_example",
-                             "test_known_derivatives[vector]", "test_known_derivatives[matrix]", "test_non_scalar_output",
-                             "test_no_accumulation_across_calls", "test_accumulated_grad", "test_descent_converges",
-                             "test_dtype_follows_input[float32]", "test_dtype_follows_input[float64]"}),
-           flags=("assigns to torch.equal",)),
-    Attack("perf_forge", {"test_sparse_layout_coalesced": PROBE_TAMPERED + r"time\.perf_counter",
-                          "test_never_densifies": PROBE_TAMPERED, "test_grad_matches_dense": PROBE_TAMPERED,
-                          "test_perf_large_graph": PROBE_TAMPERED + r"time\.perf_counter"},
+    Attack("probe_forge", {"test_input_left_untouched": TAMPERED + r".*TamperingDetected", "*": VOIDED},
+           exercise="10_autograd_basics", flags=("assigns to torch.equal",), evidence=_tampering_flagged),
+    Attack("alias_guard", {"test_input_left_untouched": TAMPERED + r"a canary probe", "*": VOIDED},
+           exercise="10_autograd_basics", flags=("assigns to torch.equal",), evidence=_tampering_flagged),
+    Attack("handler_rewrite", {"test_input_left_untouched": TAMPERED + r"a canary probe", "*": VOIDED},
+           exercise="10_autograd_basics", flags=("assigns to _worker.handle",), evidence=_tampering_flagged),
+    Attack("perf_forge", {"test_sparse_layout_coalesced": TAMPERED + r".*TamperingDetected", "*": VOIDED},
+           exercise="09_sparse_adjacency", flags=("assigns to time.perf_counter",), evidence=_tampering_flagged),
+    # Its clock restores itself when read, but the perf check no longer reads it (the judge times the
+    # call): the replaced clock is still there when the probe ends, the guard sees it, all is void.
+    Attack("perf_forge_restoring", {"test_perf_large_graph": TAMPERED + r".*TamperingDetected.*time\.perf_counter",
+                                    "*": VOIDED},
+           exercise="09_sparse_adjacency", flags=("assigns to time.perf_counter",), evidence=_tampering_flagged),
+    Attack("perf_clock_restored", {"test_perf_large_graph": r"took \d+\.\d\d s \(limit"},
            exercise="09_sparse_adjacency",
            passes=frozenset({"test_edges_to_sparse_example", "test_propagate_example", "test_dense_matches_reference[default_weights]",
                              "test_dense_matches_reference[weighted]", "test_shape_isolated_last_node",
                              "test_int32_edge_index", "test_propagate_matches_dense[unweighted]",
-                             "test_propagate_matches_dense[weighted]"}),
+                             "test_propagate_matches_dense[weighted]", "test_sparse_layout_coalesced",
+                             "test_never_densifies", "test_grad_matches_dense"}),
            flags=("assigns to time.perf_counter",)),
+    Attack("coding_escape", {"*": r"broadcast_bias\.py declares the source encoding 'unicode_escape' \(PEP 263\): "
+                                  r"the grader accepts UTF-8 only"}),
     Attack("sparse_bomb", {"*": r"a sparse tensor of shape \(40000, 40000\), whose dense form would take 6\.0 GiB|"
                                 r"NotImplementedError|stale handle|is no longer running"},
            exercise="09_sparse_adjacency", passes=frozenset({"test_sparse_layout_coalesced"})),
@@ -240,6 +314,12 @@ def _copy_submission(name: str, dest: Path, reference_10: bool = False) -> Path:
     shutil.copytree(SUBMISSIONS / name, target)
     for stored in target.rglob("*.attack"):
         stored.rename(stored.with_suffix(""))
+    for path in target.rglob("*.py"):  # parts too big (or too deep for ruff) to keep in git
+        text = path.read_text()
+        if "GENERATED" in text and name == "deep_parse":
+            path.write_text(text + "_ = " + "+".join(["1"] * 200_000) + "\n")
+        elif "GENERATED" in text and name == "flag_flood":
+            path.write_text(text + "".join(f"torch.{'a' * 2000}{i} = {i}\n" for i in range(1500)))
     if reference_10:
         ref = target / "autograd" / "10_autograd_basics" / "autograd_basics.py"
         ref.parent.mkdir(parents=True)
@@ -272,12 +352,15 @@ def _reference_path(runtime: str) -> str:
 class _Listeners:
     """TCP, UDP and Unix-socket listeners on this machine's loopback, recording what arrives."""
 
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, socket_dir: Path):
         self.received: list[tuple[str, bytes]] = []
         self.tcp = socket.create_server(("127.0.0.1", 0))
         self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self.udp.bind(("127.0.0.1", 0))
-        self.unix_path = str(folder / "listener.sock")
+        # where the host keeps its sockets (a stand-in for /var/run/docker.sock): outside the
+        # submission (a socket in the candidate's own folder is the candidate's to use)
+        socket_dir.mkdir(exist_ok=True)
+        self.unix_path = str(socket_dir / "listener.sock")
         self.unix = socket.socket(socket.AF_UNIX)
         self.unix.bind(self.unix_path)
         self.unix.listen()
@@ -358,6 +441,18 @@ def _ax_processes() -> list[str]:
     return found
 
 
+def _sysv_objects() -> list[str]:
+    """System V objects with the ipc_keyring attack's key (0x7ac0ffee) on this machine."""
+    found = []
+    for kind in ("shm", "sem", "msg"):
+        try:
+            lines = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()[1:]
+        except OSError:
+            continue
+        found += [f"{kind}: {line.split()[0]}" for line in lines if line.split() and line.split()[0] == str(0x7AC0FFEE)]
+    return found
+
+
 def _write_outside_markers(dest: Path) -> list[str]:
     import sys
 
@@ -370,6 +465,20 @@ def _write_outside_markers(dest: Path) -> list[str]:
                         str(Path(sys.prefix) / "bin" / name), f"/tmp/{name}", f"/dev/shm/{name}",
                         *glob.glob(f"/tmp/grader-*/{name}"), *glob.glob(f"{dest}/**/{name}", recursive=True))
             if os.path.exists(p)]
+
+
+def _terminal(run) -> str:
+    """What `grader grade` and `grader check` print, on a terminal (a report, too)."""
+    import io
+
+    from rich.console import Console
+
+    from grader.reports.terminal import render, render_checks
+
+    console = Console(file=io.StringIO(), force_terminal=True, color_system=None, width=100)
+    render(run, console)
+    render_checks(run, console)
+    return console.file.getvalue()
 
 
 def _run_batch(runtime: str, paths: list[Path], dest: Path, *, visibility: str, timeout_s: float | None,
@@ -388,16 +497,20 @@ def _run_batch(runtime: str, paths: list[Path], dest: Path, *, visibility: str, 
     evidence = {"judge_peak_rss": memory.peak, "judges": memory.pids, "received": listeners.close() if listeners else [],
                 "leftover_processes": _ax_processes(), "written_markers": _write_outside_markers(dest),
                 "filled": glob.glob("/tmp/grader-*/**/fill0.bin", recursive=True),
+                "deep_chains": glob.glob("/tmp/grader-*/**/w*/d/d/d"), "sysv_left": _sysv_objects(),
                 "markers": {m: Path(m).read_text(errors="replace") for m in MARKERS if os.path.exists(m)}}
     memory.close()
     for marker in MARKERS:
         Path(marker).unlink(missing_ok=True)
     reports = dest / "reports"
     texts = {}
-    for kind, name in (("json", "report.json"), ("junit", "junit.xml"), ("gradescope", "results.json"),
-                       ("markdown", "summary.md"), ("html", "report.html")):
-        write_report(kind, run, reports / name)
-        texts[kind] = (reports / name).read_text(encoding="utf-8")
+    for audience, prefix in (("interviewer", ""), ("candidate", "candidate-")):
+        shown = for_audience(run, audience)
+        for kind, name in (("json", "report.json"), ("junit", "junit.xml"), ("gradescope", "results.json"),
+                           ("markdown", "summary.md"), ("html", "report.html")):
+            write_report(kind, shown, reports / audience / name)
+            texts[prefix + kind] = (reports / audience / name).read_text(encoding="utf-8")
+        texts[prefix + "terminal"] = _terminal(shown)
     for path in evidence["written_markers"]:  # leave the machine as it was (the assertion comes later)
         Path(path).unlink(missing_ok=True)
     return Batch(runtime, json.loads(texts["json"]), texts, evidence)
@@ -425,7 +538,7 @@ def _main(runtime: str, dest: Path) -> Batch:
     link.mkdir()
     (link / "broadcast_bias.py").symlink_to(_reference_path(runtime))
     paths += [link, *_archives(subs, runtime)]
-    listeners = _Listeners(subs / "network")
+    listeners = _Listeners(subs / "network", dest / "host-sockets")
     try:
         return _run_batch(runtime, paths, dest, visibility="public", timeout_s=2, limits=Limits(memory_bytes=1 * GiB),
                           listeners=listeners)
@@ -434,7 +547,7 @@ def _main(runtime: str, dest: Path) -> Batch:
 
 
 def _hidden(runtime: str, dest: Path) -> Batch:
-    names = [a.name for a in HIDDEN] + (["perf_forge_restoring", "probe_snoop"] if runtime == "local" else [])
+    names = [a.name for a in HIDDEN] + ["probe_snoop"]
     paths = [_copy_submission(name, dest) for name in names]
     return _run_batch(runtime, paths, dest, visibility="all", timeout_s=None, limits=Limits())
 
@@ -458,7 +571,13 @@ def _no_landlock(runtime: str, dest: Path) -> Batch:
                       env={"GRADER_LANDLOCK": "0"})
 
 
-BUILDERS = {"main": _main, "hidden": _hidden, "single": _single_files, "no_landlock": _no_landlock}
+def _containment(runtime: str, dest: Path) -> Batch:
+    paths = [_copy_submission(a.name, dest, a.reference_10) for a in CONTAINMENT]
+    return _run_batch(runtime, paths, dest, visibility="public", timeout_s=60, limits=Limits(memory_bytes=1 * GiB))
+
+
+BUILDERS = {"main": _main, "hidden": _hidden, "single": _single_files, "no_landlock": _no_landlock,
+            "containment": _containment}
 
 
 @pytest.fixture(scope="module")
@@ -516,7 +635,7 @@ def assert_contained(batch: Batch, attack: Attack, submission: str | None = None
     for flag in attack.flags:
         found = [f for f in ex["flags"] if flag in f["message"] and f["line"] > 0]
         assert found, f"{name}: no flag {flag!r} in {ex['flags']}"
-        assert f"{attack.exercise} line {found[0]['line']}: {found[0]['message']}" in batch.texts["markdown"]
+        assert f"{attack.exercise} line {found[0]['line']}: {safe.markdown(found[0]['message'])}" in batch.texts["markdown"]
         assert html.escape(found[0]["message"]) in batch.texts["html"]
     if attack.evidence is not None:
         attack.evidence(batch, attack)
@@ -597,6 +716,15 @@ def test_nothing_is_left_behind(runtime, request, batches):
                 if c.labels.get(f"{LABEL}.candidate") in ours]
         assert left == [], left
     TALLY[(runtime, "nothing left running")] = "contained"
+
+
+@pytest.mark.parametrize(("attack", "runtime"), _cases(CONTAINMENT[:2]))
+def test_worker_tree_and_scratch_are_contained(attack, runtime, request, batches):
+    """Memory over the worker's whole process tree; scratch removed however deep it goes; the
+    submission graded after them (victim) is graded in full."""
+    _use(request, runtime)
+    assert_contained(batches("containment", runtime), attack)
+    TALLY[(runtime, attack.name)] = "contained"
 
 
 @pytest.mark.parametrize(("attack", "runtime"), _cases(HIDDEN))
@@ -708,42 +836,82 @@ def test_torch_changing_itself_is_not_tampering():
     assert result.returncode == 0, result.stderr[-2000:]
 
 
-# --- known gaps: what the grader does not stop yet ---------------------------------------------------
-
-@pytest.mark.xfail(strict=True, reason="exercise 09's perf check times normalized_propagate with "
-                   "time.perf_counter inside the worker; a clock that restores itself before the probe ends is "
-                   "not seen. Fix: time from the judge, around the remote call (see the report).")
-def test_known_gap_worker_side_timing(batches):
-    batch = batches("hidden", "local")
-    TALLY[("local", "perf_forge_restoring")] = "known gap"
-    perf = next(c for c in batch.exercise("perf_forge_restoring", "09_sparse_adjacency")["checks"]
-                if c["name"] == "test_perf_large_graph")
-    assert perf["duration_s"] > 8  # it really was slow...
-    assert perf["outcome"] == "failed", "an 8 s answer passed a 3 s perf check"
-
-
-@pytest.mark.xfail(strict=True, reason="a check's message carries the candidate's exception text; a "
-                   "submission can put a probe's compiled code (hidden check code) in it, and the report shows it.")
-def test_known_gap_messages_carry_probe_code(batches):
-    batch = batches("hidden", "local")
-    TALLY[("local", "probe_snoop")] = "known gap"
-    leaked = []
-    for check in batch.exercise("probe_snoop", "05_broadcast_bias")["checks"]:
-        match = re.search(r"PROBE-CODE:([A-Za-z0-9+/=]+):END", check["message"])
-        if match:
-            code = marshal.loads(base64.b64decode(match.group(1)))
-            leaked.append(f"{code.co_name} from {Path(code.co_filename).name}")
-    assert not leaked, f"hidden check code in the report: {leaked}"
+@pytest.mark.parametrize("runtime", _runtimes("local", "docker"))
+def test_candidate_reports_carry_no_hidden_check(runtime, request, batches):
+    """The candidate's form of every report (what a pull request shows) holds no hidden check's
+    name, location or message, so no exception text a submission crafted in one (probe_snoop puts
+    a probe's compiled code in it); the interviewer's form keeps them."""
+    _use(request, runtime)
+    batch = batches("hidden", runtime)
+    hidden = {c["name"].split("[")[0] for ex in batch.report["exercises"] for c in ex["checks"]
+              if c["visibility"] == "hidden"}
+    assert hidden
+    for kind, text in batch.texts.items():
+        if not kind.startswith("candidate-"):
+            continue
+        assert "PROBE-CODE" not in text, f"a probe's code reached the {kind} report"
+        assert "test_hidden.py" not in text
+        leaked = sorted(name for name in hidden if name in text)
+        assert not leaked, f"hidden check names in the {kind} report: {leaked[:5]}"
+    snoop = [c["message"] for c in batch.exercise("probe_snoop", "05_broadcast_bias")["checks"]]
+    assert any("PROBE-CODE" in m for m in snoop), "probe_snoop no longer reaches its probe: the test proves nothing"
+    TALLY[(runtime, "probe_snoop (candidate reports)")] = "contained"
 
 
-@pytest.mark.xfail(strict=True, reason="the local worker may write /dev/shm (shared memory for torch and "
-                   "multiprocessing), and what it leaves there outlives the check")
-def test_known_gap_dev_shm(batches):
-    batch = batches("main", "local")
-    TALLY[("local", "write_outside: /dev/shm")] = "known gap"
-    written = [c["message"] for c in batch.exercise("write_outside", "05_broadcast_bias")["checks"]
-               if "dev shm: written" in c["message"]]
-    assert not written, "the worker left a file in /dev/shm"
+@pytest.mark.docker
+def test_docker_grades_a_candidate_bundle_with_the_hidden_checks(image, tmp_path):
+    """`grader grade .` in a candidate's copy of the bundle, on docker: the checks come from the
+    image (public and hidden), never from the bundle's folders (public only)."""
+    from grader.export import export_bundle
+
+    bundle = tmp_path / "bundle"
+    export_bundle(bundle, exercises=["05"], root=ROOT)
+    answer = next(bundle.glob("exercises/tensors/05_broadcast_bias/broadcast_bias.py"))
+    shutil.copy(REFERENCE_05, answer)
+    run = grade([bundle], exercises=["05"], runtime="docker", root=bundle,
+                runtime_options={"image": IMAGE, "gpus": "none"})
+    checks = run.submissions[0].exercises[0].checks
+    assert {c.visibility for c in checks} == {"public", "hidden"}, [(c.name, c.visibility) for c in checks]
+    assert run.score == run.max_score == 10
+    TALLY[("docker", "candidate bundle graded with public checks only")] = "contained"
+
+
+@pytest.mark.docker
+def test_a_stale_image_is_refused(image, tmp_path):
+    """A checkout whose checks differ from the image's: refused, or graded with a note when allowed."""
+    from grader.errors import StaleImage
+
+    root = tmp_path / "checkout"
+    for part in ("grader", "exercises", "solutions"):
+        shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+    for part in ("pyproject.toml", "constraints.txt", "docker/Dockerfile"):
+        (root / part).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(ROOT / part, root / part)
+    hidden = root / "exercises" / "tensors" / "05_broadcast_bias" / "test_hidden.py"
+    hidden.write_text(hidden.read_text() + "\n# changed after the image was built\n")
+    options = {"image": IMAGE, "gpus": "none"}
+    with pytest.raises(StaleImage, match="--allow-stale-image"):
+        grade([REFERENCE_05], exercises=["05"], runtime="docker", root=root, runtime_options=options)
+    run = grade([REFERENCE_05], exercises=["05"], runtime="docker", root=root, visibility="public",
+                runtime_options={**options, "allow_stale_image": True})
+    assert any(n.startswith("graded with a stale image") for n in run.environment.notes)
+    auto = grade([REFERENCE_05], exercises=["05"], runtime="auto", root=root, visibility="public",
+                 runtime_options=options)
+    assert auto.environment.runtime == "local" and "is stale" in auto.environment.notes[0]
+    TALLY[("docker", "stale grading image")] = "contained"
+
+
+@pytest.mark.parametrize("runtime", _runtimes("local", "docker"))
+def test_dev_shm_is_private(runtime, request, batches):
+    """The worker may write /dev/shm (torch and multiprocessing share memory there), but in a
+    /dev/shm of its own (local: its mount namespace; docker: its container): nothing outlives it.
+    This was a known gap of the local runtime."""
+    _use(request, runtime)
+    batch = batches("main", runtime)
+    messages = [c["message"] for c in batch.exercise("write_outside", "05_broadcast_bias")["checks"]]
+    assert all(re.search(r"dev shm: (written|Permission denied)", m) for m in messages), messages
+    assert not [p for p in batch.evidence["written_markers"] if p.startswith("/dev/shm/")]
+    TALLY[(runtime, "write_outside: /dev/shm")] = "contained"
 
 
 def test_zz_summary(capsys):

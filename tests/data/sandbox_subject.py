@@ -96,3 +96,19 @@ def everything():
     return [torch.tensor([1, 2], dtype=torch.int16), torch.tensor([1.5], dtype=torch.bfloat16),
             torch.float16, torch.device("cpu"), torch.Size([2, 3]), 1 + 2j, b"raw", 10 ** 30,
             float("inf"), np.float32(1.5), collections.OrderedDict(a=1)]
+
+
+def compiled_sine(n):
+    """torch.compile (inductor) of this module's own code, as a candidate's answer would use it."""
+    import os
+    import time
+
+    def f(x):
+        return torch.sin(x) * 2 + 1
+
+    start = time.perf_counter()
+    out = torch.compile(f)(torch.arange(float(n)))
+    return {"right": bool(torch.allclose(out, f(torch.arange(float(n))))),
+            "seconds": round(time.perf_counter() - start, 1),
+            "cache_in_scratch": os.environ["TORCHINDUCTOR_CACHE_DIR"].startswith(os.getcwd()),
+            "cached": os.path.isdir(os.environ["TORCHINDUCTOR_CACHE_DIR"])}

@@ -22,26 +22,47 @@ def test_non_scalar_output(sub):
 
 
 @check("state", weight=2)
-def test_input_left_untouched(sub):
-    def observe(mod, x):
-        before = x.clone()
+@pytest.mark.parametrize("trainable", [False, True], ids=["plain", "leaf_with_grad"])
+def test_input_left_untouched(sub, trainable):
+    def observe(mod, x, trainable):
+        if trainable:
+            x.requires_grad_(True)
+            x.grad = torch.full_like(x, 7.0)
+        before, grad_before = x.detach().clone(), None if x.grad is None else x.grad.clone()
         out = mod.elementwise_derivative(torch.sin, x)
-        return {"requires_grad": x.requires_grad, "grad_is_none": x.grad is None,
-                "values_same": bool(torch.equal(before, x)), "out_requires_grad": out.requires_grad}
+        grad_same = (x.grad is None) if grad_before is None else (
+            x.grad is not None and bool(torch.equal(x.grad, grad_before)))
+        return {"requires_grad": x.requires_grad, "grad_same": grad_same,
+                "values_same": bool(torch.equal(before, x.detach())),
+                "out_requires_grad": getattr(out, "requires_grad", None), "out": out}
 
-    seen = sub.probe(observe, sub, torch.randn(4))
-    assert seen["requires_grad"] is False, "x.requires_grad was switched on: work on a detached copy"
-    assert seen["grad_is_none"], "x.grad was set: leave the caller's tensor alone"
+    x = torch.randn(4)
+    seen = sub.probe(observe, sub, x, trainable)
+    # the answer itself first: a function that returns nothing leaves x untouched trivially
+    assert isinstance(seen["out"], torch.Tensor), \
+        f"elementwise_derivative returned {type(seen['out']).__name__}, not a tensor"
+    assert_close(seen["out"].detach(), torch.cos(x), what="elementwise_derivative(torch.sin, x)")
+    assert seen["requires_grad"] is trainable, (
+        "x.requires_grad was switched on: work on a detached copy" if not trainable
+        else "x.requires_grad was switched off (detach_ or requires_grad_(False) on the caller's tensor)")
+    assert seen["grad_same"], "x.grad was changed: leave the caller's tensor alone"
     assert seen["values_same"], "x's values changed"
     assert seen["out_requires_grad"] is False, "the result still requires grad: detach it"
 
 
 @check("value")
 def test_no_accumulation_across_calls(sub):
+    # both calls on the very same tensor, inside the worker (each remote call would get a fresh copy)
+    def twice(mod, x):
+        first = mod.elementwise_derivative(lambda t: t ** 2, x)
+        first = first.clone() if isinstance(first, torch.Tensor) else first
+        return first, mod.elementwise_derivative(lambda t: t ** 2, x)
+
     x = torch.randn(6)
-    first = sub.elementwise_derivative(lambda t: t ** 2, x)
-    second = sub.elementwise_derivative(lambda t: t ** 2, x)
-    assert_close(second, first, what="second call")
+    first, second = sub.probe(twice, sub, x)
+    for name, got in (("first call", first), ("second call on the same tensor", second)):
+        assert isinstance(got, torch.Tensor), f"{name} returned {type(got).__name__}, not a tensor"
+        assert_close(got, 2 * x, what=f"d(x^2)/dx, {name}")
 
 
 @check("grad", weight=2)
@@ -49,6 +70,10 @@ def test_accumulated_grad(sub):
     x = torch.randn(5, dtype=torch.float64)
     assert_close(sub.accumulated_grad(x, 3), 6 * x, what="grad after 3 backward calls")
     assert_close(sub.accumulated_grad(x, 1), 2 * x, what="grad after 1 backward call")
+    # "a fresh leaf copy": a caller's x that itself requires grad must not change that
+    trainable = torch.randn(5, dtype=torch.float64, requires_grad=True)
+    assert_close(sub.accumulated_grad(trainable, 2), 4 * trainable.detach(),
+                 what="grad after 2 backward calls, x requiring grad")
 
 
 @check("value", weight=2)
@@ -62,8 +87,12 @@ def test_descent_converges(sub):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["float32", "float64"])
 def test_dtype_follows_input(sub, dtype):
     x = torch.randn(4, dtype=dtype)
-    assert_dtype(sub.elementwise_derivative(torch.sin, x), dtype)
-    assert_dtype(sub.accumulated_grad(x, 2), dtype, what="accumulated_grad")
+    out = sub.elementwise_derivative(torch.sin, x)
+    assert_dtype(out, dtype)
+    assert_close(out, torch.cos(x), atol=1e-5, rtol=1e-4)
+    grad = sub.accumulated_grad(x, 2)
+    assert_dtype(grad, dtype, what="accumulated_grad")
+    assert_close(grad, 4 * x, atol=1e-5, rtol=1e-4, what="accumulated_grad")
 
 
 @requires_cuda

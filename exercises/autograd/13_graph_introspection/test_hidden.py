@@ -105,20 +105,53 @@ def test_two_backwards(sub, dtype):
     assert_close(grad, 4 * x, what="the grad after two backward passes of (x**2).sum()")
 
 
+@check("grad", weight=2)
+def test_one_graph_two_backwards(sub):
+    # "build y ONCE, call backward twice on that same graph": every tensor the graph saved for
+    # backward is unpacked by each backward pass, so with one graph some saved tensor is unpacked
+    # twice; a graph rebuilt for the second pass unpacks each of its saved tensors once.
+    def observe(mod, x):
+        unpacked = []
+
+        def pack(t):
+            unpacked.append(0)
+            return len(unpacked) - 1, t
+
+        def unpack(packed):
+            index, t = packed
+            unpacked[index] += 1
+            return t
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
+            grad = mod.grad_after_two_backwards(x)
+        return grad, unpacked
+
+    x = torch.randn(2, 3, dtype=torch.float64)
+    grad, unpacked = sub.probe(observe, sub, x)
+    assert isinstance(grad, torch.Tensor), f"grad_after_two_backwards returned {type(grad).__name__}, not a tensor"
+    assert_close(grad, 4 * x, what="the grad after two backward passes of (x**2).sum()")
+    assert unpacked, "no tensor was saved for backward: build y = (x**2).sum() from a leaf that requires grad"
+    assert max(unpacked) >= 2, ("the graph was rebuilt for the second backward: build y once and call "
+                                "y.backward(retain_graph=True), then y.backward() on that same graph")
+
+
 @check("state")
 def test_caller_x_untouched(sub):
     def observe(mod):
         plain = torch.randn(4)
         before = plain.clone()
-        mod.grad_after_two_backwards(plain)
+        out_plain = mod.grad_after_two_backwards(plain)
         trainable = torch.randn(4, requires_grad=True)
-        mod.grad_after_two_backwards(trainable)
-        return {"plain_requires_grad": plain.requires_grad, "plain_grad_is_none": plain.grad is None,
+        out_trainable = mod.grad_after_two_backwards(trainable)
+        return {"outputs": [(out_plain, before), (out_trainable, trainable.detach().clone())],"plain_requires_grad": plain.requires_grad, "plain_grad_is_none": plain.grad is None,
                 "plain_same": bool(torch.equal(plain.detach(), before)),
                 "trainable_requires_grad": trainable.requires_grad,
                 "trainable_grad_is_none": trainable.grad is None}
 
     seen = sub.probe(observe, sub)
+    for got, x in seen["outputs"]:  # the answer first: returning nothing leaves x untouched trivially
+        assert isinstance(got, torch.Tensor), f"grad_after_two_backwards returned {type(got).__name__}, not a tensor"
+        assert_close(got.detach(), 4 * x, what="grad_after_two_backwards(x)")
     assert seen["plain_requires_grad"] is False, \
         "the caller's x now requires grad: work on a detached clone (x.detach().clone())"
     assert seen["plain_grad_is_none"], "the caller's x got a .grad: work on a detached clone"

@@ -62,11 +62,15 @@ def test_leaves_grads_untouched(sub):
     real.requires_grad_(True)
 
     def grads_after_call(mod, critic, real, fake, alpha):
-        mod.gradient_penalty(critic, real, fake, alpha)
-        return {"params": [name for name, p in critic.named_parameters() if p.grad is not None],
+        penalty = mod.gradient_penalty(critic, real, fake, alpha)
+        return {"penalty": penalty.detach() if isinstance(penalty, torch.Tensor) else penalty, "params": [name for name, p in critic.named_parameters() if p.grad is not None],
                 "real": real.grad is not None, "fake": fake.grad is not None}
 
     seen = sub.probe(grads_after_call, sub, critic, real, fake, alpha)
+    # the answer first: a function that computes nothing leaves every .grad alone trivially
+    assert isinstance(seen["penalty"], torch.Tensor), \
+        f"gradient_penalty returned {type(seen['penalty']).__name__}, not a tensor"
+    assert_close(seen["penalty"], ref.gradient_penalty(critic, real, fake, alpha).detach(), what="gradient penalty")
     assert not seen["params"], (
         f"computing the penalty filled .grad of critic parameters {seen['params']}: use torch.autograd.grad, "
         "not backward(), for the inner gradient")
@@ -109,6 +113,30 @@ def test_hvp_closed_forms(sub):
                  what="HVP of sum(x**3) on a (3, 4) input")
 
 
+@check("grad", weight=2)
+def test_hvp_is_exact_double_backward(sub):
+    # Non-polynomial f: a finite difference of two gradients is no longer exact (its error, ~1e-10
+    # at best in float64, is far above double backward's rounding), and Pearlmutter's trick
+    # evaluates f once (one forward, two backward passes) where a difference needs two.
+    def observe(mod, x, v):
+        calls = []
+
+        def f(t):
+            calls.append(tuple(t.shape))
+            return torch.exp(torch.sin(t)).sum()
+
+        return mod.hessian_vector_product(f, x, v), len(calls)
+
+    x, v = torch.randn(7, dtype=torch.float64), torch.randn(7, dtype=torch.float64)
+    hvp, calls = sub.probe(observe, sub, x, v)
+    assert isinstance(hvp, torch.Tensor), f"hessian_vector_product returned {type(hvp).__name__}, not a tensor"
+    g = torch.exp(torch.sin(x))
+    expected = (torch.cos(x) ** 2 - torch.sin(x)) * g * v  # d2/dx2 exp(sin x) = (cos^2 x - sin x) exp(sin x)
+    assert_close(hvp.detach(), expected, atol=1e-12, rtol=1e-12, what="HVP of sum(exp(sin x)) (exact to 1e-12)")
+    assert calls == 1, (f"f was evaluated {calls} times: compute H v by double backward through one "
+                        "evaluation of f (create_graph=True), not by differences of gradients")
+
+
 @check("api", weight=2)
 def test_no_explicit_hessian(sub):
     sub.static.require_implemented("hessian_vector_product")
@@ -141,13 +169,16 @@ def test_no_explicit_hessian(sub):
                     patched.append((mod, key, original))
                     setattr(mod, key, wrapper)
         try:
-            mod.hessian_vector_product(lambda t: (t ** 3).sum(), x, v)
+            out = mod.hessian_vector_product(lambda t: (t ** 3).sum(), x, v)
         finally:
             for owner, name, original in reversed(patched):
                 setattr(owner, name, original)
-        return called
+        return called, out
 
-    called = sub.probe(forbidden_calls, sub, torch.randn(5, dtype=torch.float64), torch.randn(5, dtype=torch.float64))
+    x, v = torch.randn(5, dtype=torch.float64), torch.randn(5, dtype=torch.float64)
+    called, out = sub.probe(forbidden_calls, sub, x, v)
+    assert isinstance(out, torch.Tensor), f"hessian_vector_product returned {type(out).__name__}, not a tensor"
+    assert_close(out.detach(), 6 * x * v, what="HVP of sum(x**3)")
     assert not called, f"hessian_vector_product called {', '.join(sorted(set(called)))}: never form the Hessian"
 
 

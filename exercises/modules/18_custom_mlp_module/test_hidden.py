@@ -1,10 +1,37 @@
-"""Hidden checks for 18_custom_mlp_module."""
-import pytest
+"""Hidden checks for 18_custom_mlp_module.
+
+Every probe reads the model through the base class (`nn.Module.state_dict(m)`,
+`nn.Module.named_modules(m)`...), never through methods the candidate's class can override, and
+values come from the candidate's real forward on known weights.
+"""
 import torch
 
 from grader.testing import assert_close, assert_shape, check, reference, requires_cuda
 
 ref = reference(__file__)
+
+EXPECTED_KEYS = ["layers.0.weight", "layers.0.bias", "layers.1.weight", "layers.1.bias", "head.weight", "head.bias"]
+
+
+def _registered(mod, *args, **kwargs):
+    """Probe: the model's registered state, read with nn.Module's own methods."""
+    from torch import nn
+
+    model = mod.MLP(*args, **kwargs)
+    return {"keys": list(nn.Module.state_dict(model)),
+            "count": sum(p.numel() for p in nn.Module.parameters(model)),
+            "types": {name: type(m).__name__ for name, m in nn.Module.named_modules(model) if name}}
+
+
+def _forward_with(mod, sizes, state, x, train=False):
+    """Probe: load `state` through nn.Module.load_state_dict and run the candidate's forward."""
+    from torch import nn
+
+    model = mod.MLP(*sizes)
+    nn.Module.load_state_dict(model, state, strict=True)
+    nn.Module.train(model, train)
+    with torch.no_grad():
+        return model(x)
 
 
 @check("shape", weight=2)
@@ -14,28 +41,45 @@ def test_output_shapes(sub):
     assert_shape(model(torch.randn(4, 7, 10)), (4, 7, 4), what="output for a (4, 7, 10) input")
     single = sub.MLP(10, [], 4)
     assert_shape(single(torch.randn(3, 10)), (3, 4), what="output with hidden=[]")
-    assert len(single.layers) == 0, "hidden=[] must give no hidden layers, only the head"
+    seen = sub.probe(_registered, sub, 10, [], 4)
+    assert sorted(seen["keys"]) == ["head.bias", "head.weight"], \
+        f"hidden=[] must give no hidden layers, only the head; its registered state is {seen['keys']}"
 
 
 @check("state", weight=2)
 def test_state_dict_keys(sub):
-    model = sub.MLP(10, [32, 16], 4)
-    expected = ["layers.0.weight", "layers.0.bias", "layers.1.weight", "layers.1.bias", "head.weight", "head.bias"]
-    keys = list(model.state_dict())
-    assert sorted(keys) == sorted(expected), f"expected state_dict keys {expected}, got {keys}"
-    count = sum(p.numel() for p in model.parameters())
+    seen = sub.probe(_registered, sub, 10, [32, 16], 4)
+    keys = seen["keys"]
+    missing = [k for k in EXPECTED_KEYS if k not in keys]
+    extra = [k for k in keys if k not in EXPECTED_KEYS]
+    assert not missing and not extra, (f"registered state_dict keys: missing {missing}, unexpected {extra} "
+                                       f"(expected {EXPECTED_KEYS})")
+    assert seen["types"].get("layers") == "ModuleList", \
+        f"self.layers must be an nn.ModuleList, got {seen['types'].get('layers')}"
+    not_linear = {n: t for n, t in seen["types"].items() if n.startswith("layers.") and t != "Linear"}
+    assert not not_linear, f"self.layers must hold only nn.Linear modules, found {not_linear}"
+    assert seen["types"].get("dropout") == "Dropout", "self.dropout must be an nn.Dropout"
+    count = seen["count"]
     assert count == 10 * 32 + 32 + 32 * 16 + 16 + 16 * 4 + 4, f"unexpected parameter count {count}"
 
 
 @check("state", weight=2)
 def test_loads_reference_state_dict(sub):
+    # The reference's weights go in through nn.Module.load_state_dict and the candidate's own forward
+    # must then give the reference's output: hidden layers left out of forward cannot pass.
     expected_model = ref.MLP(6, [12, 5], 3).eval()
-    model = sub.MLP(6, [12, 5], 3)
-    model.load_state_dict(expected_model.state_dict(), strict=True)
-    model.eval()
+    state = {k: v.clone() for k, v in expected_model.state_dict().items()}
     x = torch.randn(9, 6)
+    got = sub.probe(_forward_with, sub, (6, [12, 5], 3), state, x)
+    assert isinstance(got, torch.Tensor), f"model(x) returned {type(got).__name__}, not a tensor"
     with torch.no_grad():
-        assert_close(model(x), expected_model(x), what="eval output after loading the reference weights")
+        assert_close(got, expected_model(x), what="eval output after loading the reference weights")
+    # the public path too: the candidate's own load_state_dict must accept the reference state
+    model = sub.MLP(6, [12, 5], 3)
+    model.load_state_dict(state, strict=True)
+    model.eval()
+    with torch.no_grad():
+        assert_close(model(x), expected_model(x), what="eval output after model.load_state_dict(reference)")
 
 
 @check("api", weight=2)
@@ -44,16 +88,23 @@ def test_hooks_fire_once(sub):
         from torch import nn
 
         model = mod.MLP(6, [8, 8], 2)
-        calls = []
-        for name, m in model.named_modules():
+        calls, names = [], []
+        for name, m in nn.Module.named_modules(model):
             if isinstance(m, nn.Linear):
-                m.register_forward_hook(lambda module, args, out, name=name: calls.append(name))
-        model(torch.randn(3, 6))
-        return calls
+                names.append(name)
+                nn.Module.register_forward_hook(m, lambda module, args, out, name=name: calls.append(name))
+        out = model(torch.randn(3, 6))
+        return calls, names, tuple(out.shape) if isinstance(out, torch.Tensor) else type(out).__name__
 
-    calls = sub.probe(count_linear_calls, sub)
-    assert sorted(calls) == ["head", "layers.0", "layers.1"], \
-        f"forward hooks saw {calls}: call submodules as layer(x), not layer.forward(x)"
+    calls, names, shape = sub.probe(count_linear_calls, sub)
+    assert shape == (3, 2), f"model(x) for a (3, 6) input gave {shape}, expected shape (3, 2)"
+    expected = ["head", "layers.0", "layers.1"]
+    assert sorted(names) == expected, f"registered nn.Linear submodules are {sorted(names)}, expected {expected}"
+    silent = [n for n in expected if n not in calls]
+    twice = sorted({n for n in calls if calls.count(n) > 1})
+    assert not silent, (f"the forward hooks of {silent} never fired during model(x): call each registered "
+                        "submodule as layer(x) (layer.forward(x) skips hooks)")
+    assert not twice, f"the forward hooks of {twice} fired more than once per model(x): call each layer once"
 
 
 @check("mode", weight=2)
@@ -68,31 +119,46 @@ def test_train_eval_modes(sub):
     with torch.no_grad():
         c, d = model(x), model(x)
     assert torch.equal(c, d), "eval-mode outputs must be identical: is dropout disabled in eval()?"
-    flags = sub.probe(lambda m: [mod.training for mod in m.modules()], model)
-    assert not any(flags), "model.eval() must set training=False on every submodule"
+
+    def flags(m):
+        from torch import nn
+        return [mod.training for mod in nn.Module.modules(m)]
+
+    assert not any(sub.probe(flags, model)), "model.eval() must set training=False on every submodule"
 
 
 @check("grad")
 def test_every_parameter_gets_grad(sub):
     model = sub.MLP(5, [7, 6], 2)
     model(torch.randn(4, 5)).sum().backward()
-    grads = sub.probe(lambda m: {n: p.grad is not None for n, p in m.named_parameters()}, model)
-    missing = [n for n, has in grads.items() if not has]
-    assert grads and not missing, f"no gradient reached {missing}"
+
+    def grads(m):
+        from torch import nn
+        return {n: p.grad is not None for n, p in nn.Module.named_parameters(m)}
+
+    seen = sub.probe(grads, model)
+    missing = [n for n, has in seen.items() if not has]
+    assert sorted(seen) == sorted(k for k in EXPECTED_KEYS), f"registered parameters are {sorted(seen)}"
+    assert not missing, f"no gradient reached {missing}: every layer must take part in forward"
 
 
 @check("device")
 def test_meta_device_fallback(sub):
     def moved_devices(mod):
+        from torch import nn
+
         model = mod.MLP(4, [8], 2).to("meta")
-        plain = [type(v).__name__ for v in vars(model).values() if isinstance(v, list)]
-        hidden = [p.device.type for layer in getattr(model, "layers", []) for p in layer.parameters()]
-        return {"params": sorted({p.device.type for p in model.parameters()}), "hidden": hidden, "lists": plain}
+        params = dict(nn.Module.named_parameters(model))
+        hidden = [p.device.type for name, p in params.items() if name.startswith("layers.")]
+        out = model(torch.randn(3, 4, device="meta"))
+        return {"params": sorted({p.device.type for p in params.values()}), "hidden": hidden,
+                "out": (out.device.type, tuple(out.shape)) if isinstance(out, torch.Tensor) else None}
 
     seen = sub.probe(moved_devices, sub)
     assert seen["params"] == ["meta"], f"model.to('meta') left parameters on {seen['params']}"
     assert seen["hidden"] and set(seen["hidden"]) == {"meta"}, \
         "the hidden layers did not move with model.to(): register them in an nn.ModuleList"
+    assert seen["out"] == ("meta", (3, 2)), f"forward of a meta model on a (3, 4) meta input gave {seen['out']}"
 
 
 @requires_cuda
@@ -101,5 +167,4 @@ def test_cuda_forward(sub):
     model = sub.MLP(8, [16], 3).to("cuda")
     out = model(torch.randn(4, 8, device="cuda"))
     assert out.device.type == "cuda"
-
-
+    assert_shape(out, (4, 3))

@@ -14,4 +14,5 @@ def test_forward_shape(sub):
 def test_registered_layers(sub):
     model = sub.MLP(8, [16, 4], 3)
     keys = list(model.state_dict())
-    assert "layers.0.weight" in keys and "head.weight" in keys, f"unexpected state_dict keys {keys}"
+    missing = [k for k in ("layers.0.weight", "layers.1.weight", "head.weight") if k not in keys]
+    assert not missing, f"state_dict has no {missing} (its keys: {keys}): register the layers as submodules"

@@ -30,6 +30,29 @@ def test_share_sees_writes(sub):
     assert same_buffer, "the tensor's data_ptr() is not arr.ctypes.data: it must wrap arr's buffer, not a copy"
 
 
+@check("value", weight=2)
+def test_share_strided_view(sub):
+    # "shares memory with arr" holds for any array torch can wrap, not only contiguous ones: a
+    # positive-strided view such as arr[:, ::2] must not be copied (np.ascontiguousarray would).
+    # Built in the worker: the view would arrive contiguous if it were sent from here.
+    def write_after(mod):
+        base = np.arange(12, dtype=np.float64).reshape(3, 4)
+        view = base[:, ::2]
+        out = mod.share_from_numpy(view)
+        before = out.clone() if isinstance(out, torch.Tensor) else out
+        base[0, 0] = 99.0
+        same_buffer = isinstance(out, torch.Tensor) and out.data_ptr() == view.ctypes.data
+        return before, out, same_buffer
+
+    before, out, same_buffer = sub.probe(write_after, sub)
+    view = np.arange(12, dtype=np.float64).reshape(3, 4)[:, ::2]
+    assert isinstance(out, torch.Tensor), f"share_from_numpy(arr[:, ::2]) returned {type(out).__name__}, not a tensor"
+    assert_close(before, torch.tensor(view), what="share_from_numpy(arr[:, ::2])")
+    assert out[0, 0].item() == 99.0, ("writing the base array after share_from_numpy(arr[:, ::2]) did not show in "
+                                      "the tensor: a strided view was copied (np.ascontiguousarray?)")
+    assert same_buffer, "share_from_numpy(arr[:, ::2]).data_ptr() is not the view's buffer: it must not copy"
+
+
 @check("dtype")
 @pytest.mark.parametrize("np_dtype", [np.float64, np.int32], ids=["float64", "int32"])
 def test_share_keeps_dtype(sub, np_dtype):
@@ -105,10 +128,14 @@ def test_to_numpy_shares_memory(sub):
     def write_through(mod):
         t = torch.arange(4, dtype=torch.float32)
         arr = mod.to_numpy(t, copy=False)
+        if not isinstance(arr, np.ndarray):
+            return t, type(arr).__name__
         arr[0] = 42.0
-        return t
+        return t, arr
 
-    t = sub.probe(write_through, sub)
+    t, arr = sub.probe(write_through, sub)
+    assert not isinstance(arr, str), f"to_numpy(t, copy=False) returned {arr}, not a numpy.ndarray"
+    _assert_array(arr, np.array([42.0, 1.0, 2.0, 3.0], dtype=np.float32), "to_numpy(t, copy=False) after a write")
     assert t[0].item() == 42.0, "to_numpy(t, copy=False) on a CPU float32 tensor must share memory with t"
 
 
@@ -130,6 +157,33 @@ def test_bfloat16_to_float32(sub):
     # 1e38 is inside bfloat16's range but far outside float16's.
     t = torch.tensor([1.5, -2.25, 1e38], dtype=torch.bfloat16)
     _assert_array(sub.to_numpy(t), t.float().numpy(), "to_numpy(bfloat16 tensor)")
+
+
+@check("device")
+def test_moves_to_host_before_numpy(sub):
+    # The CPU fallback of test_cuda_to_host: a tensor subclass records the calls to_numpy makes on
+    # it; the result must come from a host copy (.cpu(), .to("cpu") or .numpy(force=True)).
+    def spy(mod):
+        calls = []
+
+        class Spy(torch.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                name = getattr(func, "__name__", str(func))
+                device = kwargs.get("device", args[1] if name == "to" and len(args) > 1 else None)
+                calls.append((name, str(device) if device is not None else None, bool(kwargs.get("force"))))
+                return super().__torch_function__(func, types, args, kwargs)
+
+        t = (torch.arange(5, dtype=torch.float32) * 1.5).as_subclass(Spy)
+        return mod.to_numpy(t), calls
+
+    arr, calls = sub.probe(spy, sub)
+    _assert_array(arr, np.arange(5, dtype=np.float32) * 1.5, "to_numpy(t)")
+    moved = any(name == "cpu" or (name == "to" and device is not None and device.startswith("cpu"))
+                or (name == "numpy" and force) for name, device, force in calls)
+    assert moved, ("to_numpy never moved the tensor to the host (.cpu(), .to('cpu') or .numpy(force=True)): "
+                   "a CUDA tensor would make .numpy() raise")
 
 
 @requires_cuda

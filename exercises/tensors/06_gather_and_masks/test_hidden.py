@@ -32,6 +32,14 @@ def test_pick_grad_one_hot(sub):
     assert_close(logits.grad, expected, what="d(out.sum())/d(logits)")
 
 
+@check("value")
+def test_zero_above_boundary(sub):
+    # "entries > threshold": an entry equal to the threshold is kept (>= would zero it).
+    x = torch.tensor([[0.5, 0.25, 0.75], [-1.0, 0.5, 2.0]])
+    assert_close(sub.zero_above(x, 0.5), torch.tensor([[0.5, 0.25, 0.0], [-1.0, 0.5, 0.0]]), atol=0, rtol=0,
+                 what="zero_above(x, 0.5) with entries equal to 0.5 (kept: only > threshold is zeroed)")
+
+
 @check("value", weight=2)
 def test_zero_above_input_untouched(sub):
     def observe(mod, x, threshold):

@@ -85,6 +85,21 @@ def test_flatten_time_major(sub, b, t):
                  what="flatten_time_major(x) (row t*B + b must be x[b, t])")
 
 
+@check("state")
+def test_flatten_leaves_input_alone(sub):
+    # Inside the worker: an in-place transpose_ on the caller's tensor changes its shape for the caller.
+    def observe(mod, x):
+        shape, stride = tuple(x.shape), x.stride()
+        out = mod.flatten_time_major(x)
+        return out, tuple(x.shape) == shape and x.stride() == stride
+
+    x = torch.randn(3, 4, 6)
+    out, untouched = sub.probe(observe, sub, x)
+    assert isinstance(out, torch.Tensor), f"flatten_time_major returned {type(out).__name__}, not a tensor"
+    assert_close(out, x.transpose(0, 1).reshape(12, 6), atol=0, rtol=0, what="flatten_time_major(x)")
+    assert untouched, "flatten_time_major changed the shape or strides of the caller's x (transpose_?): leave x alone"
+
+
 @check("grad", weight=2)
 def test_grad_through_split_merge(sub):
     x = torch.randn(2, 5, 12, dtype=torch.float64, requires_grad=True)

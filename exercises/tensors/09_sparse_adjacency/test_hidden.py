@@ -1,4 +1,6 @@
 """Hidden checks for 09_sparse_adjacency."""
+import time
+
 import pytest
 import torch
 
@@ -147,13 +149,12 @@ PERF_BASELINE_FACTOR = 4.0
 
 @check("perf", weight=2, timeout_s=25)
 def test_perf_large_graph(sub):
-    def timed(mod, n, e, f, limit_s):
-        import time
-
+    # Timed by the judge around the remote call (`sub.timed`): nothing the worker says about time
+    # counts (a clock patched in the worker, even one that restores itself, changes nothing).
+    def run(mod, n, e, f):
         gen = torch.Generator().manual_seed(0)
         edge_index = torch.randint(0, n, (2, e), generator=gen)
         x = torch.randn(n, f, generator=gen)
-        start = time.perf_counter()
         try:
             adj = mod.edges_to_sparse(edge_index, n)
             out = mod.normalized_propagate(adj, x)
@@ -161,17 +162,10 @@ def test_perf_large_graph(sub):
             if isinstance(exc, NotImplementedError):
                 raise
             return {"error": f"{type(exc).__name__}: {str(exc).splitlines()[0][:300]}"}
-        elapsed = time.perf_counter() - start
-        baseline = None
-        if elapsed >= limit_s:  # how fast is this machine right now? torch's own primitives, same data
-            start = time.perf_counter()
-            torch.sparse.mm(torch.sparse_coo_tensor(edge_index, torch.ones(e), (n, n)).coalesce(), x)
-            baseline = time.perf_counter() - start
-        return {"error": None, "elapsed": elapsed, "baseline": baseline, "shape": tuple(out.shape),
-                "finite": bool(torch.isfinite(out).all())}
+        return {"error": None, "shape": tuple(out.shape), "finite": bool(torch.isfinite(out).all())}
 
     n, e = 200_000, 1_000_000
-    seen = sub.probe(timed, sub, n, e, 16, PERF_LIMIT_S)
+    seen, elapsed = sub.timed(run, sub, n, e, 16)
     if seen["error"] is not None:
         hint = (f": a dense (n, n) float32 matrix needs {n * n * 4 / 1e9:.0f} GB, keep A sparse"
                 if "allocat" in seen["error"] else "")
@@ -180,10 +174,18 @@ def test_perf_large_graph(sub):
         raise AssertionError(f"expected a ({n}, 16) result for n={n}, got shape {seen['shape']}")
     if not seen["finite"]:
         raise AssertionError(f"the n={n} result contains NaN or inf: guard the rows without edges")
-    limit = PERF_LIMIT_S if seen["baseline"] is None else max(PERF_LIMIT_S, PERF_BASELINE_FACTOR * seen["baseline"])
-    if seen["elapsed"] >= limit:
-        raise AssertionError(f"n={n}, E={e} took {seen['elapsed']:.2f} s (limit {limit:.1f} s; one coalesce plus one "
-                             f"sparse product took {seen['baseline']:.2f} s here): avoid Python loops and densifying")
+    baseline = None
+    if elapsed >= PERF_LIMIT_S:  # how fast is this machine right now? torch's own primitives, in the judge
+        gen = torch.Generator().manual_seed(0)
+        edge_index = torch.randint(0, n, (2, e), generator=gen)
+        x = torch.randn(n, 16, generator=gen)
+        start = time.perf_counter()
+        torch.sparse.mm(torch.sparse_coo_tensor(edge_index, torch.ones(e), (n, n)).coalesce(), x)
+        baseline = time.perf_counter() - start
+    limit = PERF_LIMIT_S if baseline is None else max(PERF_LIMIT_S, PERF_BASELINE_FACTOR * baseline)
+    if elapsed >= limit:
+        raise AssertionError(f"n={n}, E={e} took {elapsed:.2f} s (limit {limit:.1f} s; one coalesce plus one "
+                             f"sparse product took {baseline:.2f} s here): avoid Python loops and densifying")
 
 
 @requires_cuda

@@ -1,7 +1,7 @@
 """Differentiates by flipping the caller's tensor to requires_grad and leaves .grad on it; the
 result is not detached.
 
-Caught by: test_input_left_untouched
+Caught by: test_input_left_untouched, test_no_accumulation_across_calls
 """
 from __future__ import annotations
 

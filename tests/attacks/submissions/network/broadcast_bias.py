@@ -3,8 +3,10 @@ and a Unix socket; their addresses are in files it writes next to this one) and 
 nothing arrives. add_feature_bias connects over TCP, add_sample_bias sends a UDP datagram (the
 way DNS exfiltration would), pairwise_sq_dists connects to the Unix socket (a stand-in for
 /var/run/docker.sock) and resolves a name.
-Honest baseline: 0.
-Expected: no socket can be made (or, in the container, nothing is reachable); nothing arrives.
+Honest baseline: add_sample_bias (a datagram that goes nowhere, then the right answer).
+Expected: where the worker's network is its own (local: private namespaces; docker: the
+container's) sockets are made but reach nothing of the host; where it is not, no socket can be
+made. Nothing arrives.
 """
 import os
 import socket

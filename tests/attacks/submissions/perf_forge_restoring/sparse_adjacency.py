@@ -3,8 +3,9 @@ time.perf_counter only while normalized_propagate runs on a large graph, and the
 the real one back the first time it is read (by the perf check's probe, right after the call),
 answering "0.2 s after the start". Nothing is left replaced for the grader to notice.
 Honest baseline: every check but the perf check.
-Known gap (test_known_gap_worker_side_timing): this passes the perf check today. Timing must be
-measured by the judge around the remote call, not by a probe in the worker.
+Once a known gap (it passed the perf check while timing was read inside the worker). Now the perf
+check times the call from the judge (`sub.timed`) and nothing reads the fake clock, so it is still
+in place when the probe ends: the worker's guard reports it, and the exercise scores 0.
 """
 import time
 

@@ -5,7 +5,8 @@ Python installation's bin folder, its own submission folder, /tmp, the judge's w
 The reference answer to exercise 10 is graded alongside.
 Honest baseline: 0 for this file.
 Expected: every write is refused (the check's message lists them), exercise 10 gets full marks,
-and no marker exists afterwards. /dev/shm is the exception: see test_known_gap_dev_shm.
+and no marker exists afterwards. /dev/shm may be written, but it is the worker's own (local: its
+mount namespace; docker: its container): see test_dev_shm_is_private.
 """
 import os
 import sys

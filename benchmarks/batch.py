@@ -1,0 +1,94 @@
+"""Batch throughput, measured side by side in one run (interleaved repetitions, medians), as ratios:
+
+1. 8 submissions, `--jobs 2` vs `--jobs 1`, local runtime (target >= 1.8x on 2 cores);
+2. the same in Docker (with --docker; needs the grading image);
+3. Ray overhead: the same 8 through `--runtime ray` on a one-node cluster (2 CPUs, started before
+   timing, as a cluster would be) vs `--jobs 2` of the node runtime itself (target <= 1.15x).
+
+    .venv/bin/python benchmarks/batch.py [--repeat 3] [--docker] [--image TAG] [--ray]
+
+Prints per-configuration medians, the ratios, and the per-submission cost (median wall time of
+`--jobs 1` / 8), the figure docs/scaling.md builds on.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.batch_subs import make_submissions  # noqa: E402
+
+GRADER = [sys.executable, "-m", "grader"]
+COUNT = 8
+
+
+def timed(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    out = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = time.perf_counter() - start
+    if out.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd[:8])}... failed ({out.returncode}):\n{out.stderr[-3000:]}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--docker", action="store_true")
+    parser.add_argument("--image", default=None)
+    parser.add_argument("--ray", action="store_true")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="grader-bench-batch-"))
+    subs = [str(p) for p in make_submissions(work, COUNT)]
+    base = [*GRADER, "grade", *subs, "-q", "--memory-gb", "1"]
+    image = ["--image", args.image] if args.image else []
+    configs: dict[str, list[str]] = {
+        "local --jobs 1": [*base, "--runtime", "local", "--jobs", "1"],
+        "local --jobs 2": [*base, "--runtime", "local", "--jobs", "2"],
+    }
+    if args.docker:
+        configs["docker --jobs 1"] = [*base, "--runtime", "docker", "--jobs", "1", *image]
+        configs["docker --jobs 2"] = [*base, "--runtime", "docker", "--jobs", "2", *image]
+    cluster = None
+    if args.ray:
+        from grader.runtimes.raylocal import LocalRayCluster
+
+        cluster = LocalRayCluster(head_cpus=2)
+        configs["ray (local on node)"] = [*base, "--runtime", "ray", "--address", cluster.address,
+                                          "--node-runtime", "local"]
+        if args.docker:
+            configs["ray (docker on node)"] = [*base, "--runtime", "ray", "--address", cluster.address,
+                                               "--node-runtime", "docker", *image]
+    times: dict[str, list[float]] = {name: [] for name in configs}
+    try:
+        for rep in range(args.repeat):
+            for name, cmd in configs.items():  # interleaved: every configuration sees the same load
+                times[name].append(timed(cmd))
+                print(f"  rep {rep + 1} {name}: {times[name][-1]:.1f} s", flush=True)
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    med = {name: statistics.median(values) for name, values in times.items()}
+    print(f"\n{COUNT} submissions (exercise 05), median of {args.repeat}, load average {os.getloadavg()[0]:.1f}:")
+    for name, value in med.items():
+        print(f"  {name:24s} {value:7.1f} s")
+    for rt in ("local", "docker"):
+        if f"{rt} --jobs 1" in med:
+            print(f"  {rt}: --jobs 2 speed-up over --jobs 1: {med[f'{rt} --jobs 1'] / med[f'{rt} --jobs 2']:.2f}x "
+                  f"(target >= 1.8x); per submission at --jobs 1: {med[f'{rt} --jobs 1'] / COUNT:.1f} s")
+    for rt in ("local", "docker"):
+        if f"ray ({rt} on node)" in med:
+            print(f"  ray ({rt} on node) / {rt} --jobs 2: {med[f'ray ({rt} on node)'] / med[f'{rt} --jobs 2']:.2f}x "
+                  f"(target <= 1.15x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""Mutation analysis of the exercises' checks (`grader mutate`): see `grader.mutate.engine`."""

@@ -1,0 +1,157 @@
+"""Private namespaces for a local worker, entered by the worker itself right after the fork.
+
+Real PyTorch needs sockets: the CUDA driver's initialisation makes an AF_UNIX socket, DataLoader
+workers pass batches through `multiprocessing.resource_sharer` (AF_UNIX), gloo talks TCP over
+loopback. Allowing those sockets on the host would let a worker reach the host's services (a
+Unix socket such as /var/run/docker.sock is root on the host; an ssh-agent; D-Bus; anything
+listening on 127.0.0.1). So the worker first moves into namespaces of its own:
+
+- network: a fresh one with only a loopback interface (brought up here): gloo works between the
+  worker's own processes, nothing of the host (its loopback services, its abstract Unix
+  sockets, the internet) is reachable;
+- IPC: System V objects and POSIX message queues of its own, gone when the worker's last process
+  exits;
+- mount: the folders where a machine keeps Unix sockets and shared files (/run, /var/run, /tmp,
+  /var/tmp, /home, /root, /mnt, /media) are covered by empty tmpfs mounts, with only the paths the
+  worker needs (its submission, its scratch, the Python installation when it lives there) bound
+  back; /dev/shm is a private tmpfs of bounded size, gone with the worker.
+
+As root this needs nothing more; as another user it takes a user namespace (mapped onto the
+same uid and gid, so files keep their owners), which most kernels allow. Where neither works
+(a container's default seccomp profile refuses unshare) `enter` says why and changes nothing:
+the worker then keeps the socket ban (see `privileges`). Everything here is Linux only.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import os
+import socket
+import struct
+from collections.abc import Iterable
+
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWUSER = 0x00020000, 0x08000000, 0x40000000, 0x10000000
+MS_BIND, MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV = 0x1000, 0x4000, 0x40000, 0x2, 0x4
+SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
+
+# Where machines keep sockets (docker.sock, ssh-agent, D-Bus, X11, systemd) and shared scratch.
+HIDDEN = ("/run", "/var/run", "/tmp", "/var/tmp", "/home", "/root", "/mnt", "/media")
+
+
+def _libc():
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"{what}: {os.strerror(err)}")
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int, data: str | None = None) -> None:
+    _check(_libc().mount(source.encode() if source else None, target.encode(), fstype.encode() if fstype else None,
+                         ctypes.c_ulong(flags), data.encode() if data else None), f"mount {target}")
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as fh:
+        fh.write(text)
+
+
+def _loopback_up() -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as sock:
+        ifreq = struct.pack("16sH14x", b"lo", 0)
+        flags = struct.unpack("16sH14x", fcntl.ioctl(sock, SIOCGIFFLAGS, ifreq))[1]
+        fcntl.ioctl(sock, SIOCSIFFLAGS, struct.pack("16sH14x", b"lo", flags | IFF_UP))
+
+
+def _outermost(paths: Iterable[str]) -> list[str]:
+    """The paths not inside another one of them (binding those covers the rest)."""
+    unique = sorted({os.path.normpath(p) for p in paths})
+    kept: list[str] = []
+    for path in unique:
+        if not any(path == k or path.startswith(k.rstrip("/") + "/") for k in kept):
+            kept.append(path)
+    return kept
+
+
+def hidden_folders(hidden: Iterable[str] = HIDDEN) -> list[str]:
+    """The folders of `hidden` that exist here as real folders (a link such as /var/run -> /run is
+    covered through its target)."""
+    return [p for p in hidden if os.path.isdir(p) and not os.path.islink(p)]
+
+
+def rebinds(keep: Iterable[str], hidden: Iterable[str]) -> dict[str, list[str]]:
+    """For each hidden folder, the paths of `keep` inside it that must be bound back."""
+    result: dict[str, list[str]] = {}
+    for path in _outermost(os.path.abspath(p) for p in keep if os.path.exists(p)):
+        for folder in hidden:
+            if path == folder or path.startswith(folder.rstrip("/") + "/"):
+                result.setdefault(folder, []).append(path)
+                break
+    return result
+
+
+def _hide(keep: list[str], shm_bytes: int) -> None:
+    hidden = hidden_folders()
+    plan = rebinds(keep, hidden)
+    fds = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for paths in plan.values() for path in paths}
+    try:
+        for folder in hidden:
+            _mount("tmpfs", folder, "tmpfs", MS_NOSUID | MS_NODEV, "mode=755,size=1m")
+            for path in plan.get(folder, []):
+                if os.path.isdir(f"/proc/self/fd/{fds[path]}"):
+                    os.makedirs(path, exist_ok=True)
+                else:
+                    os.makedirs(os.path.dirname(path), exist_ok=True)
+                    open(path, "a").close()  # noqa: SIM115 - a mount point for a file
+                _mount(f"/proc/self/fd/{fds[path]}", path, None, MS_BIND | MS_REC)
+        if os.path.isdir("/dev/shm"):
+            _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={max(shm_bytes, 1 << 20)}")
+    finally:
+        for fd in fds.values():
+            os.close(fd)
+
+
+def enter(keep: Iterable[str], shm_bytes: int) -> None:
+    """Move the calling process (single-threaded, just forked) into private network, IPC and mount
+    namespaces as described above. `keep`: paths the worker needs that may sit in a hidden
+    folder. Raises OSError (nothing changed, or the process must not go on: the caller decides)."""
+    uid, gid = os.geteuid(), os.getegid()
+    flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET
+    if uid != 0:
+        flags |= CLONE_NEWUSER
+    _check(_libc().unshare(ctypes.c_int(flags)), "unshare")
+    if uid != 0:  # the same ids inside: files keep their owners; capabilities within the namespace only
+        _write("/proc/self/setgroups", "deny")
+        _write("/proc/self/uid_map", f"{uid} {uid} 1")
+        _write("/proc/self/gid_map", f"{gid} {gid} 1")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing mounted here reaches the host, nor back
+    _hide(list(keep), shm_bytes)
+    _loopback_up()
+
+
+def available() -> str | None:
+    """None when this process's children can enter the namespaces `enter` uses, else why not.
+    Tried in a forked child (a multi-threaded process may not enter a user namespace)."""
+    if not os.path.isdir("/proc/self/ns"):
+        return "not Linux"
+    flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | (CLONE_NEWUSER if os.geteuid() != 0 else 0)
+    libc = _libc()  # loaded before the fork: the child takes no lock another thread may hold
+    pid = os.fork()
+    if pid == 0:
+        code = 255
+        try:
+            code = 0 if libc.unshare(ctypes.c_int(flags)) == 0 else min(ctypes.get_errno(), 254)
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    return None if code == 0 else f"unshare refused ({os.strerror(code) if 0 < code < 255 else code})"
+
+
+def protections() -> list[str]:
+    """What `enter` gives, in words (for reports)."""
+    return ["private network namespace (loopback only: sockets allowed, nothing of the host reachable)",
+            "private IPC namespace", f"host socket folders hidden ({', '.join(HIDDEN)}), private /dev/shm"]

@@ -1,0 +1,174 @@
+"""`--runtime ray` against a real Ray cluster started here: a head node and a worker node (`ray start
+--head`, `ray start --address`), 1 CPU each, so tasks cross raylets. No mock of Ray. The last test
+kills the worker node's raylet by PID while it grades, and every submission still gets its result.
+
+Marked `ray`; CI runs them (ray is in the dev extra). About a minute on an idle 2-core machine."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks.batch_subs import make_submissions, strip_timings
+from grader.batch import BatchOptions
+from grader.grading import GradeOptions, grade_with
+from grader.sandbox.limits import Limits
+
+pytest.importorskip("ray", reason="pip install 'torch-grader[ray]'")
+pytestmark = [pytest.mark.ray, pytest.mark.slow]
+LIMITS = Limits(memory_bytes=1 << 30)
+EXPECTED = [100.0, 0.0]  # the reference and the stub (benchmarks.batch_subs cycles through them first)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from grader.runtimes.raylocal import LocalRayCluster
+
+    c = LocalRayCluster(head_cpus=1)
+    try:
+        port = c.add_worker(cpus=1)
+        c.worker_port = port
+        yield c
+    finally:
+        import ray
+
+        ray.shutdown()
+        c.stop()
+        assert not c.processes(), "a Ray process outlived the cluster"
+
+
+def ray_grade(cluster, paths, node_runtime="local", **options):
+    batch = BatchOptions(address=cluster.address, node_runtime=node_runtime, handle_signals=False)
+    return grade_with(list(paths), GradeOptions(runtime="ray", limits=LIMITS, batch=batch, **options))
+
+
+def comparable(run):
+    return [{k: v for k, v in s.items() if k != "path"} for s in strip_timings(run)]
+
+
+def test_ray_results_equal_the_local_runtime_and_stream_into_results_dir(cluster, tmp_path):
+    subs = make_submissions(tmp_path / "subs", 4)
+    batch = BatchOptions(address=cluster.address, node_runtime="local", handle_signals=False,
+                         results_dir=tmp_path / "results")
+    run = grade_with(subs, GradeOptions(runtime="ray", limits=LIMITS, batch=batch))
+    local = grade_with(subs, GradeOptions(runtime="local", limits=LIMITS, batch=BatchOptions(jobs=2)))
+    assert run.environment.runtime == "ray (local)"
+    assert comparable(run) == comparable(local)
+    assert [s.percent for s in run.submissions][:2] == EXPECTED
+    assert len(list((tmp_path / "results").glob("sub*.json"))) == 4
+    again = grade_with(subs, GradeOptions(runtime="ray", limits=LIMITS, batch=batch))
+    assert again.extra["resumed"] == 4 and comparable(again) == comparable(run)
+
+
+def test_missing_grading_image_on_a_node_is_a_clear_error_per_submission(cluster, tmp_path):
+    subs = make_submissions(tmp_path / "subs", 2)
+    run = ray_grade(cluster, subs, node_runtime="docker",
+                    runtime_options={"image": "torch-grader:no-such-image-here", "gpus": "none"})
+    for sub in run.submissions:
+        assert sub.error and "on Ray node" in sub.error and "no-such-image-here" in sub.error, sub.error
+        assert "grader image build" in sub.error or "Docker" in sub.error
+
+
+def test_sigint_on_ray_cancels_the_tasks_reports_what_finished_and_exits_130(cluster, tmp_path):
+    import json
+    import signal
+    import subprocess
+    import sys
+
+    subs = make_submissions(tmp_path / "subs", 4)
+    results, report = tmp_path / "results", tmp_path / "report.json"
+    proc = subprocess.Popen([sys.executable, "-m", "grader", "grade", *map(str, subs), "--runtime", "ray",
+                             "--address", cluster.address, "--node-runtime", "local", "--memory-gb", "1", "-q",
+                             "--results-dir", str(results), "--json", str(report)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while not list(results.glob("sub*.json")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    done = json.loads(report.read_text())["submissions"]
+    assert 1 <= len(done) < 4 and len(list(results.glob("sub*.json"))) == len(done)
+    time.sleep(2)
+    cluster_pids = {pid for pid, _ in cluster.processes()}
+    assert not [pid for pid in _all_judges() if _ancestors(pid) & cluster_pids], "a cancelled task's judge runs on"
+
+
+def _all_judges() -> list[int]:
+    return [int(e) for e in os.listdir("/proc") if e.isdigit() and b"grader.judge" in _raw_cmd(int(e))]
+
+
+def _raw_cmd(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _ancestors(pid: int) -> set[int]:
+    seen = set()
+    for _ in range(8):
+        try:
+            pid = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            break
+        seen.add(pid)
+    return seen
+
+
+def _judges_under(pid: int) -> list[int]:
+    """Judge processes whose ancestry includes `pid` (the worker node's raylet)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            cmd = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"grader.judge" not in cmd:
+            continue
+        p = int(entry)
+        for _ in range(6):
+            try:
+                p = int(Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                break
+            if p == pid:
+                found.append(int(entry))
+                break
+    return found
+
+
+def test_killing_a_worker_nodes_raylet_mid_batch_loses_no_submission(cluster, tmp_path):
+    import threading
+
+    subs = make_submissions(tmp_path / "subs", 4)
+    raylet = cluster.raylet_pid(cluster.worker_port)
+    assert raylet, "the worker node's raylet was not found"
+    killed = []
+
+    def killer():
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline:
+            if _judges_under(raylet):  # a submission is being graded on the worker node: kill the node
+                time.sleep(1.0)
+                os.kill(raylet, 9)
+                killed.append(raylet)
+                return
+            time.sleep(0.1)
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    try:
+        run = ray_grade(cluster, subs)
+    finally:
+        thread.join()
+    assert killed, "no submission was seen running on the worker node"
+    assert [s.name for s in run.submissions] == ["sub000", "sub001", "sub002", "sub003"]
+    assert [s.error for s in run.submissions] == [None] * 4
+    assert [s.percent for s in run.submissions][:2] == EXPECTED
+    time.sleep(1)
+    assert not _judges_under(raylet), "a judge outlived its node"
