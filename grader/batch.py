@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import __version__
+from grader import __version__, notebooks
 from grader.catalog import Catalog, Exercise, require_hidden_tests
 from grader.errors import GraderError, Interrupted, RuntimeUnavailable, UsageError
 from grader.results import Environment, GradeRun, SubmissionResult
@@ -111,15 +111,17 @@ def grade_one(item: WorkItem, ctx: BatchContext, runtime: Runtime, run_kwargs: C
     t0 = time.monotonic()
     opts = ctx.options
     try:
-        with opened(item.path) as root:
+        with opened(item.path) as root, contextlib.ExitStack() as stack:
             files = locate(root, ctx.selected, ctx.explicit)
+            files, judge_root = notebooks.prepare(root, files, ctx.selected, stack)  # notebooks as modules
             if not files:
                 raise UsageError(f"{item.path}: no exercise files found (looked for e.g. "
                                  f"{ctx.selected[0].layout_path}); name the exercises with --exercises, "
                                  f"or check the layout")
             used = [ex for ex in ctx.selected if ex.id in files]
             job = JudgeJob(root=ctx.catalog.root, exercises=used,
-                           candidates=[Candidate(item.label, {k: v.to_spec() for k, v in files.items()}, str(root))],
+                           candidates=[Candidate(item.label, {k: v.to_spec() for k, v in files.items()},
+                                                 str(judge_root))],
                            test_files=_test_files(opts.visibility), limits=opts.limits,
                            timeout_s=opts.timeout_s, seed=opts.seed, **_optional_job_fields(opts))
             output = None
