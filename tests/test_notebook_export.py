@@ -31,10 +31,12 @@ def small_root(tmp_path) -> Path:
 
 def test_notebook_stubs_are_paired_with_the_py_stubs(small_root, tmp_path):
     bundle = export.export_bundle(tmp_path / "b", root=small_root, notebooks=True)
+    plain = export.export_bundle(tmp_path / "plain", root=small_root)
     for ex in bundle.exercises:
         folder = bundle.path / "exercises" / ex.track / ex.id
-        assert {p.name for p in folder.iterdir()} == {"README.md", "exercise.toml", "test_public.py",
-                                                       f"{ex.name}.py", f"{ex.name}.ipynb"}
+        without = {p.name for p in (plain.path / "exercises" / ex.track / ex.id).iterdir()}
+        assert {p.name for p in folder.iterdir()} == without | {f"{ex.name}.ipynb"}
+        assert {"README.md", f"{ex.name}.py", "test_public.py"} <= without
         nb = nbformat.read(folder / f"{ex.name}.ipynb", as_version=4)
         nbformat.validate(nb)
         assert nb.cells[0].cell_type == "markdown"
