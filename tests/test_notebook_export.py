@@ -31,10 +31,12 @@ def small_root(tmp_path) -> Path:
 
 def test_notebook_stubs_are_paired_with_the_py_stubs(small_root, tmp_path):
     bundle = export.export_bundle(tmp_path / "b", root=small_root, notebooks=True)
+    plain = export.export_bundle(tmp_path / "plain", root=small_root)
     for ex in bundle.exercises:
         folder = bundle.path / "exercises" / ex.track / ex.id
-        assert {p.name for p in folder.iterdir()} == {"README.md", "exercise.toml", "test_public.py",
-                                                       f"{ex.name}.py", f"{ex.name}.ipynb"}
+        without = {p.name for p in (plain.path / "exercises" / ex.track / ex.id).iterdir()}
+        assert {p.name for p in folder.iterdir()} == without | {f"{ex.name}.ipynb"}
+        assert {"README.md", f"{ex.name}.py", "test_public.py"} <= without
         nb = nbformat.read(folder / f"{ex.name}.ipynb", as_version=4)
         nbformat.validate(nb)
         assert nb.cells[0].cell_type == "markdown"
@@ -59,14 +61,6 @@ def test_stub_cells_split_at_definitions():
 def test_check_grades_the_form_saved_last(small_root, tmp_path):
     bundle = export.export_bundle(tmp_path / "b", exercises=["05"], root=small_root, notebooks=True)
     folder = bundle.path / "exercises" / "tensors" / "05_broadcast_bias"
-
-    def check() -> str:
-        """What `grader check 05` grades in the bundle, and how many public checks pass."""
-        run = grade([bundle.path / "exercises"], exercises=["05"], visibility="public", runtime="local",
-                    root=bundle.path)
-        ex = run.submissions[0].exercises[0]
-        return f"{ex.file}: {sum(c.outcome == 'passed' for c in ex.checks)}/{len(ex.checks)}"
-
     # the candidate answers in the notebook (as Jupyter or Colab would save it, without jupytext)
     nb = nbformat.read(folder / "broadcast_bias.ipynb", as_version=4)
     solution = (small_root / "solutions/tensors/05_broadcast_bias/broadcast_bias.py").read_text()
@@ -78,10 +72,18 @@ def test_check_grades_the_form_saved_last(small_root, tmp_path):
             cell.source = solution[start:end if end > 0 else None]
     nbformat.write(nb, folder / "broadcast_bias.ipynb")
     os.utime(folder / "broadcast_bias.py", (1_000_000, 1_000_000))
-    assert check() == "tensors/05_broadcast_bias/broadcast_bias.ipynb: 3/3"
-    # jupytext --sync writes the answer into the .py too: now the .py is graded, with the same result
-    jupytext.write(nb, folder / "broadcast_bias.py", fmt="py:percent")
-    assert check() == "tensors/05_broadcast_bias/broadcast_bias.py: 3/3"
+    # another candidate syncs with jupytext: the .py (percent format) holds the answer and is newer
+    synced = tmp_path / "synced"
+    shutil.copytree(bundle.path / "exercises", synced / "exercises")
+    jupytext.write(nb, synced / "exercises/tensors/05_broadcast_bias/broadcast_bias.py", fmt="py:percent")
+    os.utime(synced / "exercises/tensors/05_broadcast_bias/broadcast_bias.ipynb", (1_000_000, 1_000_000))
+    # what `grader check 05` does in each bundle: the public checks on the exercises folder
+    run = grade([bundle.path / "exercises", synced / "exercises"], exercises=["05"], visibility="public",
+                runtime="local", root=bundle.path)
+    shown = [(e.file, sum(c.outcome == "passed" for c in e.checks), len(e.checks))
+             for s in run.submissions for e in s.exercises]
+    assert shown == [("tensors/05_broadcast_bias/broadcast_bias.ipynb", 3, 3),
+                     ("tensors/05_broadcast_bias/broadcast_bias.py", 3, 3)]
 
 
 def test_the_scan_reads_notebooks(small_root, tmp_path, monkeypatch):

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import __version__
+from grader import __version__, notebooks
 from grader.catalog import Catalog, Exercise
 from grader.grading import build_exercise, environment
 from grader.results import GradeRun, SubmissionResult
@@ -154,10 +154,12 @@ class RerunJob:
               limits: Limits | None = None, why: str = "") -> RerunJob:
         root = (catalog.root / "exercises").resolve()
         candidate = locate(root, [ex], explicit=True)[ex.id]
+        folder = Path(tempfile.mkdtemp(prefix="grader-rerun-"))
+        if candidate.notebook is not None:  # its code cells as a module (grader.notebooks)
+            candidate = notebooks.materialize({ex.id: candidate}, [ex], folder / "notebook")[ex.id]
         job = JudgeJob(root=catalog.root, exercises=[ex],
                        candidates=[Candidate(LABEL, {ex.id: candidate.to_spec()}, str(root))],
                        test_files=("test_public.py",), limits=limits or Limits(), timeout_s=timeout_s)
-        folder = Path(tempfile.mkdtemp(prefix="grader-rerun-"))
         run = cls(ex, root, candidate, job, folder, why=why)
         run.spec = job.spec(str(folder / "results.jsonl"), str(folder))
         return run
