@@ -2,6 +2,7 @@
 documented exit code, never a traceback, and no report overwrites a submission."""
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import textwrap
@@ -26,9 +27,11 @@ def root(tmp_path_factory) -> Path:
     return root
 
 
-def run(root: Path, *args: str, columns: int = 120):
-    return CliRunner().invoke(cli, list(args), env={"GRADER_ROOT": str(root), "COLUMNS": str(columns)},
-                              prog_name="grader")
+def run(root: Path, *args: str, columns: int = 120, cwd: Path | None = None):
+    # from inside the root (or `cwd`): the enclosing exercise tree comes before $GRADER_ROOT (grader.roots)
+    with contextlib.chdir(cwd or root):
+        return CliRunner().invoke(cli, list(args), env={"GRADER_ROOT": str(root), "COLUMNS": str(columns)},
+                                  prog_name="grader")
 
 
 def no_traceback(result) -> None:
@@ -182,7 +185,8 @@ def test_corrupt_tar_gz_is_one_line(root, tmp_path):
 
 def test_image_build_in_a_candidate_bundle_says_what_to_do(tmp_path):
     (tmp_path / "exercises").mkdir()
-    result = CliRunner().invoke(cli, ["image", "build"], env={"GRADER_ROOT": str(tmp_path)}, prog_name="grader")
+    with contextlib.chdir(tmp_path):
+        result = CliRunner().invoke(cli, ["image", "build"], env={"GRADER_ROOT": str(tmp_path)}, prog_name="grader")
     no_traceback(result)
     assert result.exit_code == 2
     assert "not from a candidate bundle" in result.output
@@ -222,7 +226,7 @@ WRONG = textwrap.dedent("""\
 def test_check_explains_a_failure_like_pytest(root, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     Path("broadcast_bias.py").write_text(WRONG)
-    result = run(root, "check", "broadcast_bias.py")
+    result = run(root, "check", "broadcast_bias.py", cwd=tmp_path)
     assert result.exit_code == 3, result.output
     out = result.output
     assert "expected: tensor([[1., 2., 3.], [1., 2., 3.]])" in out  # what was expected...
@@ -242,8 +246,7 @@ def test_check_k_selects_checks_by_name(root):
 
 
 def test_check_in_an_exercise_folder_with_x_and_q(root, monkeypatch):
-    monkeypatch.chdir(root / "exercises" / PILOTS[0])
-    result = run(root, "check", "-x", "-q")
+    result = run(root, "check", "-x", "-q", cwd=root / "exercises" / PILOTS[0])
     assert result.exit_code == 3, result.output
     lines = result.output.splitlines()
     assert lines[0].startswith("05_broadcast_bias (")
@@ -270,9 +273,10 @@ def test_check_arguments_resolve_like_pytest(root, tmp_path):
 
 def test_shell_completion_offers_exercises_and_tracks(root):
     def complete(words: str, cword: int) -> list[str]:
-        result = CliRunner().invoke(cli, [], prog_name="grader", env={
-            "GRADER_ROOT": str(root), "_GRADER_COMPLETE": "bash_complete", "COMP_WORDS": words,
-            "COMP_CWORD": str(cword)})
+        with contextlib.chdir(root):
+            result = CliRunner().invoke(cli, [], prog_name="grader", env={
+                "GRADER_ROOT": str(root), "_GRADER_COMPLETE": "bash_complete", "COMP_WORDS": words,
+                "COMP_CWORD": str(cword)})
         return [line.split(",", 1)[1] for line in result.output.splitlines()]
 
     assert complete("grader check 0", 2) == ["05_broadcast_bias"]
