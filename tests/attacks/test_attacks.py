@@ -67,7 +67,8 @@ DENIED = r"(Permission denied|Operation not permitted|Read-only file system)"
 TIME_LIMIT = r"time limit 2 s exceeded while broadcast_bias\.\w+\(\)"
 PROBE_TAMPERED = r"TamperingDetected: the submission replaced "
 TAMPERED = r"tampering detected: "  # the check that saw it
-VOIDED = r"voided: tampering detected: |tampering detected: "  # every other check of the exercise
+# every other check of the exercise: voided if it passed, its own failure otherwise
+VOIDED = r"voided: tampering detected: |tampering detected: |differs from the expected values"
 
 TALLY: dict[tuple[str, str], str] = {}  # (runtime, attack) -> contained | known gap
 
@@ -274,7 +275,7 @@ HIDDEN = [
     Attack("perf_forge_restoring", {"test_perf_large_graph": TAMPERED + r".*TamperingDetected.*time\.perf_counter",
                                     "*": VOIDED},
            exercise="09_sparse_adjacency", flags=("assigns to time.perf_counter",), evidence=_tampering_flagged),
-    Attack("perf_clock_restored", {"test_perf_large_graph": r"took \d+\.\d\d s \(limit"},
+    Attack("perf_clock_restored", {"test_perf_large_graph": r"took \d+\.\d\d s \(limit|time limit 25 s exceeded"},
            exercise="09_sparse_adjacency",
            passes=frozenset({"test_edges_to_sparse_example", "test_propagate_example", "test_dense_matches_reference[default_weights]",
                              "test_dense_matches_reference[weighted]", "test_shape_isolated_last_node",

@@ -1,9 +1,9 @@
-"""Attack: a slow answer (8 s on a large graph) that fakes the clock only inside the call and puts
+"""Attack: a slow answer (20 s on a large graph) that fakes the clock only inside the call and puts
 the real one back before returning, so that neither the worker's guard nor a static check of what
 is left replaced can see it: any timing read inside the worker during the call says 0.2 s.
 Honest baseline: every check but the perf check.
 Expected: the perf check times the call with the judge's clock (`sub.timed`) and fails it ("took
-8.xx s"); everything else passes; nothing is left for the guard to report.
+20.xx s", or its 25 s time limit); everything else passes; nothing is left for the guard to report.
 """
 import time
 
@@ -22,7 +22,7 @@ def normalized_propagate(adj, x):
         started = _real()
         time.perf_counter = lambda: started + 0.2
         try:
-            time.sleep(8)
+            time.sleep(20)  # past 4x any load baseline the check measures, within its 25 s limit
         finally:
             time.perf_counter = _real
     deg = torch.sparse.mm(adj, torch.ones(adj.shape[0], 1))
