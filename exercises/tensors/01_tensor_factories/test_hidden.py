@@ -107,6 +107,12 @@ def _legacy_constructor_uses(static):
 @check("api", weight=2)
 def test_no_legacy_constructors(sub):
     sub.static.require_implemented("from_data", "standard_tensors")
+    # credit for how tensors are made only goes to functions that make the right ones
+    assert_close(sub.from_data([[1, 2], [3, 4]]), torch.tensor([[1, 2], [3, 4]]), what="from_data([[1, 2], [3, 4]])")
+    tensors = sub.standard_tensors(3)
+    assert isinstance(tensors, dict) and isinstance(tensors.get("eye"), torch.Tensor), \
+        f"standard_tensors(3) must return a dict of tensors, got {type(tensors).__name__}"
+    assert_close(tensors["eye"], torch.eye(3), what="standard_tensors(3)['eye']")
     found = _legacy_constructor_uses(sub.static)
     assert not found, (f"line {found[0][0]} uses the legacy constructor {found[0][1]}: create tensors from data "
                        f"with torch.tensor and empty ones with the factory functions")

@@ -44,10 +44,13 @@ def test_split_is_view(sub):
     def observe(mod):
         x = torch.randn(2, 5, 12)
         out = mod.split_heads(x, 3)
-        return out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+        if not isinstance(out, torch.Tensor):
+            return None, False
+        return tuple(out.shape), out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
 
-    assert sub.probe(observe, sub), \
-        "split_heads copied a contiguous input: splitting the last dim and transposing need no copy"
+    shape, shared = sub.probe(observe, sub)
+    assert shape == (2, 3, 5, 4), f"split_heads of a (2, 5, 12) input with 3 heads gave shape {shape}, expected (2, 3, 5, 4)"
+    assert shared, "split_heads copied a contiguous input: splitting the last dim and transposing need no copy"
 
 
 @check("value", weight=2)
@@ -104,6 +107,7 @@ def test_flatten_leaves_input_alone(sub):
 def test_grad_through_split_merge(sub):
     x = torch.randn(2, 5, 12, dtype=torch.float64, requires_grad=True)
     heads = sub.split_heads(x, 3)
+    assert_shape(heads, (2, 3, 5, 4))
     out = sub.merge_heads(heads)
     assert isinstance(out, torch.Tensor) and out.requires_grad, \
         "merge_heads(split_heads(x)) does not require grad: the reshapes must stay in the autograd graph"

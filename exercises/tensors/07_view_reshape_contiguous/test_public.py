@@ -15,7 +15,9 @@ def test_split_heads_example(sub):
 @check("value")
 def test_round_trip_example(sub):
     x = torch.randn(2, 5, 12)
-    assert_close(sub.merge_heads(sub.split_heads(x, 3)), x)
+    heads = sub.split_heads(x, 3)
+    assert_shape(heads, (2, 3, 5, 4))
+    assert_close(sub.merge_heads(heads), x)
 
 
 @check("value")
