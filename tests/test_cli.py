@@ -40,7 +40,7 @@ def test_list(root):
         exercise            track     difficulty  gpu       points  status       hints  title
         05_broadcast_bias   tensors   easy        optional      10  not started  -      Broadcasting: feature bias, per-sample bias, pairwise distances
         10_autograd_basics  autograd  easy        optional      10  not started  -      Derivatives with backward(), gradient accumulation, manual descent
-        2 exercises in {root} (from GRADER_ROOT)
+        2 exercises in {root} (the tree you are in)
         """)
 
 
