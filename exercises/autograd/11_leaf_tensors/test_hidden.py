@@ -94,6 +94,19 @@ def test_meta_leaf_fallback(sub):
 @check("api")
 def test_no_variable(sub):
     sub.static.require_implemented("make_trainable", "is_trainable_leaf")
+    with torch.no_grad():  # plain data back, no gradient bridge needed
+        t = sub.make_trainable([1, 2])
+    assert_dtype(t, torch.float32)
+    assert t.requires_grad, "make_trainable([1, 2]) must require grad"
+    assert_close(t, torch.tensor([1.0, 2.0]), what="make_trainable([1, 2])")
+
+    def classify(mod):
+        p = torch.zeros(2, requires_grad=True)
+        return mod.is_trainable_leaf(p), mod.is_trainable_leaf(p * 2)
+
+    got = sub.probe(classify, sub)
+    assert got == (True, False) and all(isinstance(v, bool) for v in got), (
+        f"is_trainable_leaf gave {got} for (a leaf requiring grad, that leaf * 2), expected (True, False)")
     lines = set(sub.static.uses("torch.autograd.Variable")) | set(sub.static.uses("torch.autograd.variable"))
     for node in ast.walk(sub.static.tree):
         if isinstance(node, ast.Name) and node.id == "Variable":

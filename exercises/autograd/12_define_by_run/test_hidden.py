@@ -125,23 +125,43 @@ def test_real_python_branch(sub):
 
 @check("state")
 def test_no_backward_inside(sub):
-    def grads_after_calls(mod):
-        x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
-        q, _ = torch.linalg.qr(torch.randn(4, 4, dtype=torch.float64))
-        w = (0.6 * q).requires_grad_(True)
-        mod.iterate_until_small(x, w, 1e-3)
-        seen = {"iterate_until_small": (x.grad is not None, w.grad is not None)}
-        x_pos = (torch.rand(5, 4, dtype=torch.float64) + 0.1).requires_grad_(True)
-        mod.branchy_loss(x_pos, w)
-        mod.branchy_loss(-x_pos.detach().requires_grad_(True), w)
-        seen["branchy_loss"] = (x_pos.grad is not None, w.grad is not None)
-        return seen
+    x0 = torch.randn(3, 4, dtype=torch.float64)
+    w0 = _orthogonal(4, 0.6)
+    x_pos0 = torch.rand(5, 4, dtype=torch.float64) + 0.1
 
-    seen = sub.probe(grads_after_calls, sub)
+    def grads_after_calls(mod, x0, w0, x_pos0):
+        def plain(v):
+            if isinstance(v, torch.Tensor):
+                return v.detach().clone()
+            if isinstance(v, tuple):
+                return tuple(plain(e) for e in v)
+            return v if isinstance(v, (int, float, type(None))) else type(v).__name__
+
+        x = x0.clone().requires_grad_(True)
+        w = w0.clone().requires_grad_(True)
+        outs = {"iterate_until_small": plain(mod.iterate_until_small(x, w, 1e-3))}
+        seen = {"iterate_until_small": (x.grad is not None, w.grad is not None)}
+        x_pos = x_pos0.clone().requires_grad_(True)
+        outs["branchy_loss(x>0)"] = plain(mod.branchy_loss(x_pos, w))
+        outs["branchy_loss(x<0)"] = plain(mod.branchy_loss(-x_pos0.clone().requires_grad_(True), w))
+        seen["branchy_loss"] = (x_pos.grad is not None, w.grad is not None)
+        return seen, outs
+
+    seen, outs = sub.probe(grads_after_calls, sub, x0, w0, x_pos0)
     for fn, (x_has, w_has) in seen.items():
         assert not (x_has or w_has), (
             f"{fn} left .grad on its inputs: it must only build the graph and return; the caller "
             "decides when to call backward()")
+    h_ref, n_ref = ref.iterate_until_small(x0, w0, 1e-3)
+    got = outs["iterate_until_small"]
+    assert isinstance(got, tuple) and len(got) == 2, (
+        f"iterate_until_small returned {got!r}, expected a tuple (h.sum(), n)")
+    assert isinstance(got[0], torch.Tensor), "iterate_until_small must return h.sum() as a tensor"
+    assert_close(got[0], h_ref.detach(), what="iterate_until_small(...)[0]")
+    assert got[1] == n_ref, f"iterate_until_small ran {got[1]} iterations, expected {n_ref}"
+    for name, x in (("branchy_loss(x>0)", x_pos0), ("branchy_loss(x<0)", -x_pos0)):
+        assert isinstance(outs[name], torch.Tensor), f"{name} returned {outs[name]!r}, not a tensor"
+        assert_close(outs[name], ref.branchy_loss(x, w0).detach(), what=name)
 
 
 @requires_cuda

@@ -127,9 +127,11 @@ def test_target_params_still_leaves(sub):
                         "grad_fn": None if p.grad_fn is None else type(p.grad_fn).__name__,
                         "grad": None if p.grad is None else p.grad.clone()}
                  for name, p in target.named_parameters()}
-        return before, after
+        state = {k: v.detach().clone() for k, v in target.state_dict().items()}
+        return before, after, state
 
-    before, after = sub.probe(observe, sub, target, online)
+    before, after, state = sub.probe(observe, sub, target, online)
+    _assert_state(state, _expected_state(target, online, 0.3), "ema_update_(tau=0.3)")
     assert sorted(after) == sorted(before), f"the target's parameters changed names: {sorted(after)}"
     for name, info in after.items():
         assert info["grad_fn"] is None and info["is_leaf"], \
@@ -152,11 +154,13 @@ def test_param_identity(sub):
         mod.ema_update_(target, online, 0.5)
         ids_after = [id(p) for p in target.parameters()]
         held = opt.param_groups[0]["params"]
-        return {"same_ids": ids_before == ids_after,
+        state = {k: v.detach().clone() for k, v in target.state_dict().items()}
+        return state, {"same_ids": ids_before == ids_after,
                 "optimizer_holds_params": len(held) == len(list(target.parameters()))
                 and all(a is b for a, b in zip(held, target.parameters()))}
 
-    seen = sub.probe(observe, sub, target, online)
+    state, seen = sub.probe(observe, sub, target, online)
+    _assert_state(state, _expected_state(target, online, 0.5), "ema_update_(tau=0.5)")
     assert seen["same_ids"], ("the target's Parameter objects were replaced: update them in place, so that an "
                               "optimizer holding them stays valid")
     assert seen["optimizer_holds_params"], "an optimizer built on the target no longer holds its parameters"
@@ -165,6 +169,13 @@ def test_param_identity(sub):
 @check("api")
 def test_no_dot_data(sub):
     sub.static.require_implemented("td_loss", "ema_update_")
+    q, reward, next_q = torch.randn(4), torch.randn(4), torch.randn(4)
+    loss = sub.td_loss(q, reward, next_q, 0.9)
+    assert_shape(loss, (), what="td_loss")
+    assert_close(loss, ((q - (reward + 0.9 * next_q)) ** 2).mean(), what="td_loss")
+    online, target = nn.Linear(3, 2), nn.Linear(3, 2)
+    got = sub.probe(_ema_probe(), sub, target, online, 0.5)
+    _assert_state(got, _expected_state(target, online, 0.5), "ema_update_(tau=0.5)")
     lines = []
     for node in ast.walk(sub.static.tree):
         if isinstance(node, ast.Attribute) and node.attr == "data":

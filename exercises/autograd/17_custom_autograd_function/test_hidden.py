@@ -125,11 +125,17 @@ def test_no_builtin_logsumexp(sub):
                     del owner.logsumexp
                 else:
                     owner.logsumexp = own
-        return called
+        value = out.detach().clone() if isinstance(out, torch.Tensor) else type(out).__name__
+        return called, value, None if x.grad is None else x.grad.clone()
 
     x = torch.randn(3, 5, requires_grad=True)
-    called = sub.probe(builtin_calls, sub, x)
+    called, value, grad = sub.probe(builtin_calls, sub, x)
     assert not called, f"StableLogSumExp called {', '.join(sorted(set(called)))}: compute logsumexp by hand"
+    assert isinstance(value, torch.Tensor), f"StableLogSumExp.apply(x, 1) returned {value}, not a tensor"
+    assert_close(value, torch.logsumexp(x.detach(), dim=1), what="StableLogSumExp.apply(x, 1)")
+    assert grad is not None, "no gradient reached x through StableLogSumExp.apply(x, 1).sum().backward()"
+    assert_close(grad, torch.softmax(x.detach(), dim=1), what="x.grad after StableLogSumExp.apply(x, 1).sum()"
+                 ".backward() (expected softmax(x, 1))")
 
 
 @check("shape")

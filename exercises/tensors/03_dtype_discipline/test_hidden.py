@@ -104,6 +104,11 @@ def test_match_model_dtype(sub, case):
     out = sub.match_model_dtype(x, model)
     assert_dtype(out, want, what=f"match_model_dtype ({case})")
     assert_close(out, x.to(want), what=f"match_model_dtype ({case})")
+    if case.startswith("ids_"):  # the same model must still cast a floating input to its own dtype
+        param_dtype = next(model.parameters()).dtype
+        xf = torch.randn(4, 3, dtype=torch.float32 if param_dtype == torch.float64 else torch.float64)
+        assert_close(sub.match_model_dtype(xf, model), xf.to(param_dtype),
+                     what=f"match_model_dtype (floating input, {case} model with {param_dtype} parameters)")
 
 
 @check("device")

@@ -69,22 +69,26 @@ def test_row_normalize_negative_sums(sub):
 
 @check("value", weight=2)
 def test_inputs_untouched(sub):
-    def observe(mod):
-        x = torch.rand(4, 3) + 0.5
-        g = torch.randn(2, 4, 3)
-        samples = [torch.randn(2, 3, 3) for _ in range(3)]
+    def observe(mod, x, g, samples):
         tensors = {"row_normalize's x": x, "gram_matrix's x": g,
                    **{f"samples[{i}]": s for i, s in enumerate(samples)}}
         before = {name: (t._version, t.clone()) for name, t in tensors.items()}
-        mod.row_normalize(x)
-        mod.gram_matrix(g)
-        mod.batch_from_samples(samples)
-        mod.concat_batches(samples)
-        return [name for name, t in tensors.items()
-                if t._version != before[name][0] or not torch.equal(t, before[name][1])]
+        outs = {"row_normalize": mod.row_normalize(x), "gram_matrix": mod.gram_matrix(g),
+                "batch_from_samples": mod.batch_from_samples(samples),
+                "concat_batches": mod.concat_batches(samples)}
+        changed = [name for name, t in tensors.items()
+                   if t._version != before[name][0] or not torch.equal(t, before[name][1])]
+        return changed, outs
 
-    changed = sub.probe(observe, sub)
+    x = torch.rand(4, 3) + 0.5
+    g = torch.randn(2, 4, 3)
+    samples = [torch.randn(2, 3, 3) for _ in range(3)]
+    changed, outs = sub.probe(observe, sub, x.clone(), g.clone(), [s.clone() for s in samples])
     assert not changed, f"modified the caller's tensors in place: {', '.join(changed)} (use out-of-place ops)"
+    expected = {"row_normalize": x / x.sum(dim=1, keepdim=True), "gram_matrix": torch.bmm(g, g.transpose(1, 2)),
+                "batch_from_samples": torch.stack(samples), "concat_batches": torch.cat(samples)}
+    for name, want in expected.items():
+        assert_close(outs[name], want, what=f"{name} (while checking that inputs stay untouched)")
 
 
 # --- api, grad, device -----------------------------------------------------------------------------
@@ -92,6 +96,9 @@ def test_inputs_untouched(sub):
 @check("api", weight=2)
 def test_no_python_loops(sub):
     sub.static.require_implemented("gram_matrix", "row_normalize")
+    g, x = torch.randn(2, 3, 2), torch.rand(3, 4) + 0.5
+    assert_close(sub.gram_matrix(g), torch.bmm(g, g.transpose(1, 2)), what="gram_matrix of a (2, 3, 2) input")
+    assert_close(sub.row_normalize(x), x / x.sum(dim=1, keepdim=True), what="row_normalize of a (3, 4) input")
     for name in ("gram_matrix", "row_normalize"):
         loops = sub.static.loops_in(name)
         assert not loops, f"{name} uses a {loops[0][1]} at line {loops[0][0]}: use batched tensor ops"
@@ -105,6 +112,9 @@ def test_gradcheck(sub, fn):
     else:
         x = (torch.rand(3, 4, dtype=torch.float64) + 0.5).requires_grad_(True)  # non-zero rows
     func = getattr(sub, fn)
+    plain = x.detach()
+    expected = torch.bmm(plain, plain.transpose(1, 2)) if fn == "gram_matrix" else plain / plain.sum(1, keepdim=True)
+    assert_close(func(plain.clone()), expected, what=f"{fn} of a float64 input")
     assert torch.autograd.gradcheck(lambda t: func(t), (x,)), f"gradcheck failed for {fn}"
 
 

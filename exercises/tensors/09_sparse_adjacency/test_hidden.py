@@ -101,19 +101,23 @@ def test_never_densifies(sub):
                                    f"propagate with sparse-dense products instead")
             return original(self, *args, **kwargs)
 
+        out = None
         torch.Tensor.to_dense = spy
         try:
-            mod.normalized_propagate(adj, x)
+            out = mod.normalized_propagate(adj, x)
         except RuntimeError as exc:
             if isinstance(exc, NotImplementedError) or not calls:
                 raise
         finally:
             torch.Tensor.to_dense = original
-        return calls
+        return calls, out
 
-    adj = torch.sparse_coo_tensor(EDGES, positive_weights(EDGES.shape[1]), (N, N)).coalesce()
-    calls = sub.probe(observe, sub, adj, torch.randn(N, 3))
+    weights, x = positive_weights(EDGES.shape[1]), torch.randn(N, 3)
+    adj = torch.sparse_coo_tensor(EDGES, weights, (N, N)).coalesce()
+    calls, out = sub.probe(observe, sub, adj, x)
     assert not calls, f"to_dense() was called on a 2-D sparse tensor of shape {calls[0]}: A must stay sparse"
+    assert_close(out, dense_propagate(dense_adjacency(EDGES, N, weights), x), atol=1e-5, rtol=1e-4,
+                 what="normalized_propagate(adj, x) (while checking that A stays sparse)")
 
 
 @check("grad", weight=2)
