@@ -238,6 +238,22 @@ def test_check_explains_a_failure_like_pytest(root, tmp_path, monkeypatch):
     assert out.splitlines()[-1].startswith("2 failed, 1 passed in ")
 
 
+def test_grade_reports_never_carry_the_candidates_output(root, tmp_path):
+    """`check` shows what the candidate's code printed (above); a grading run keeps it out of its
+    reports, where printed text could pose as a verdict in front of the interviewer."""
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "broadcast_bias.py").write_text(WRONG)
+    result = run(root, "grade", str(sub), "--runtime", "local", "--json", str(tmp_path / "r.json"),
+                 "--markdown", str(tmp_path / "r.md"), "--junit", str(tmp_path / "r.xml"), cwd=tmp_path)
+    assert result.exit_code == 0, result.output
+    checks = [c for e in json.loads((tmp_path / "r.json").read_text())["exercises"] for c in e["checks"]]
+    assert any(c["outcome"] == "failed" and c["visibility"] == "public" for c in checks)  # it did run and print
+    assert all(not c.get("output") for c in checks)
+    for report in ("r.json", "r.md", "r.xml"):
+        assert "debug: x shape" not in (tmp_path / report).read_text(), report
+
+
 def test_check_k_selects_checks_by_name(root):
     result = run(root, "check", "05", "-k", "pairwise", "--path", str(SOLUTION))
     assert result.exit_code == 0, result.output

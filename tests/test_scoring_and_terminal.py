@@ -85,18 +85,21 @@ def test_markdown_keeps_whole_messages_in_collapsible_blocks():
     text = markdown.render(make_run())
     assert "<details><summary>17_custom_autograd_function test_value (value, exercises/x/test_hidden.py:3): " \
            "result differs from the expected values</summary>" in text
-    assert "expected: tensor([1., 2.])" in text  # the useful part after the first line
+    assert "expected: tensor(&#91;1., 2.&#93;)" in text  # the useful part after the first line (inert)
 
 
 def test_markdown_message_cannot_close_its_code_block():
     from grader.reports import markdown
 
     run = make_run()
-    nasty = [row("test_fence", outcome="failed", message="x\n```\n</details>\n# injected heading")]
+    nasty = [row("test_fence", outcome="failed", message="x\n```\n</pre></details>\n# injected heading")]
     sub = SubmissionResult("eve", "/e", (exercise("05_broadcast_bias", nasty),))
     text = markdown.render(GradeRun((sub,), run.environment, run.started_at, 1.0, "0"))
     block = text[text.index("<details>"):]
-    assert "````\nx\n```\n</details>\n# injected heading\n````" in block
+    # the whole message stays inside its <pre> block, every line of it, as inert text
+    assert ("<pre>x\n&#96;&#96;&#96;\n&#60;/pre&#62;&#60;/details&#62;\n&#35; injected heading</pre>"
+            in block), block
+    assert block.count("</pre>") == 1 and block.count("</details>") == 1
 
 
 def test_markdown_over_its_limit_falls_back_to_first_lines():

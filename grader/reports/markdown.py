@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import re
 
 from grader.reports import safe
 from grader.results import CheckResult, ExerciseResult, GradeRun, fmt_points
@@ -42,12 +41,10 @@ def render(run: GradeRun, limit: int = STEP_SUMMARY_LIMIT) -> str:
     return fit(text, limit)
 
 
-def _fenced(text: str) -> list[str]:
-    """`text` as a code block that nothing in it can close (a fence longer than any run of backticks)."""
-    text = safe.plain(text, newlines=True)
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return [fence, text, fence]
+def _preformatted(text: str) -> list[str]:
+    """`text` as an HTML `<pre>` block (CommonMark ends it only at `</pre>`, so blank lines are
+    kept), every markup character an entity: GitHub shows exactly the text, nothing can close it."""
+    return [f"<pre>{safe.markdown_block(text)}</pre>"]
 
 
 def _failing(ex: ExerciseResult, c: CheckResult, details: bool) -> list[str]:
@@ -57,7 +54,7 @@ def _failing(ex: ExerciseResult, c: CheckResult, details: bool) -> list[str]:
         return [f"- **{ex.id}** `{c.name}` ({c.kind}, {c.file}:{c.line}): {_cell(first[:300])}"]
     message = c.message.strip()[:MAX_DETAIL] or c.outcome
     # the head is the grader's own text (ids, check names, locations); the message is the candidate's
-    return [f"<details><summary>{html.escape(head)}{_cell(first[:300])}</summary>", "", *_fenced(message), "",
+    return [f"<details><summary>{html.escape(head)}{_cell(first[:300])}</summary>", "", *_preformatted(message), "",
             "</details>"]
 
 

@@ -51,3 +51,12 @@ def markdown(text: object) -> str:
     """For a line of GitHub-flavoured Markdown (newlines become spaces): shows as text only."""
     text = plain(str(text).replace("\r", " ").replace("\n", " "))
     return "".join(_MARKDOWN.get(c, c) for c in text).replace("://", "&#58;//")  # no autolinks either
+
+
+def markdown_block(text: object) -> str:
+    """For the inside of a `<pre>` block in GitHub-flavoured Markdown (newlines kept): every
+    character that could start markup is an entity, so the block shows the candidate's text
+    exactly and nothing in it can close the block, open a tag, a link or a mention."""
+    text = plain(text, newlines=True)
+    return "".join(_MARKDOWN.get(c, c) for c in text).replace("://", "&#58;//")
+
