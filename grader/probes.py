@@ -189,3 +189,199 @@ def peak_rss_delta(fn: Callable, *args: Any, **kwargs: Any) -> tuple[int, Any]:
     before = resident()
     result = fn(*args, **kwargs)
     return max(0, high_water() - before), result
+
+
+def qualified_name(obj: Any) -> str:
+    """`module.QualName` of `obj`'s class, read with `type()` (a class cannot lie about it through
+    `__class__`): `torch.nn.modules.linear.Linear`, never just `Linear` (a candidate's own class
+    called `Linear` reads `submission.Linear`)."""
+    cls = type(obj)
+    return f"{type.__dict__['__module__'].__get__(cls)}.{type.__dict__['__qualname__'].__get__(cls)}"
+
+
+def _resolve(target: str) -> tuple[Any, str]:
+    """("torch.Tensor.to") -> (torch.Tensor, "to"): the longest importable module prefix, then
+    attributes down to the owner of the last name."""
+    import importlib
+
+    parts = target.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            owner = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:-1]:
+            owner = getattr(owner, name)
+        return owner, parts[-1]
+    raise ValueError(f"cannot resolve {target!r}: name it as module.attribute, e.g. 'torch.Tensor.to'")
+
+
+class Recorder:
+    """What a `spy` or `forbid` saw: `calls` is a list of (target, args, kwargs), in order."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple, dict]] = []
+
+    def count(self, target: str | None = None) -> int:
+        """Calls recorded (of `target` only, when given)."""
+        return sum(1 for name, _, _ in self.calls if target is None or name == target)
+
+    def names(self) -> list[str]:
+        """The targets called, in order (plain data a probe can return)."""
+        return [name for name, _, _ in self.calls]
+
+
+class _Patch:
+    """Replaces targets for the length of a `with` block and restores exactly what was there
+    (the owner's own `__dict__` entry, or nothing when the name was inherited), so the worker's
+    tamper guard, which compares attributes before and after each probe, sees no change. Names
+    the candidate's module imported directly (`from torch.func import hessian`) are patched too."""
+
+    def __init__(self, targets: tuple[str, ...], module: Any, make: Callable[[str, Any], Callable]) -> None:
+        self.targets, self.module, self.make = targets, module, make
+        self.recorder = Recorder()
+        self._undo: list[tuple[Any, str, bool, Any]] = []
+
+    def __enter__(self) -> Recorder:
+        try:
+            for target in self.targets:
+                owner, name = _resolve(target)
+                original = getattr(owner, name)
+                wrapper = self.make(target, original)
+                self._swap(owner, name, wrapper)
+                if self.module is not None:
+                    for key, value in list(vars(self.module).items()):
+                        if value is original:
+                            self._swap(self.module, key, wrapper)
+        except BaseException:
+            self._restore()
+            raise
+        return self.recorder
+
+    def _swap(self, owner: Any, name: str, value: Any) -> None:
+        own = vars(owner)
+        self._undo.append((owner, name, name in own, own.get(name)))
+        setattr(owner, name, value)
+
+    def _restore(self) -> None:
+        while self._undo:
+            owner, name, had, raw = self._undo.pop()
+            if had:
+                setattr(owner, name, raw)
+            elif name in vars(owner):
+                delattr(owner, name)
+
+    def __exit__(self, *exc: Any) -> None:
+        self._restore()
+
+
+def spy(*targets: str, module: Any = None) -> _Patch:
+    """Record every call of `targets` (dotted names: "torch.Tensor.to", "torch.nn.functional.linear")
+    made inside the `with` block; calls still go through. Restored when the block ends.
+
+        with probes.spy("torch.Tensor.to", "torch.Tensor.cuda", module=mod) as seen:
+            model(x)
+        return seen.count("torch.Tensor.to")
+
+    Pass the candidate's module as `module` to catch names it imported directly. A spy sees calls
+    made through the attribute, not through a reference the candidate took before the block."""
+    def make(target: str, original: Any) -> Callable:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            recorder.calls.append((target, args, kwargs))
+            return original(*args, **kwargs)
+        return wrapper
+
+    patch = _Patch(targets, module, make)
+    recorder = patch.recorder
+    return patch
+
+
+class ForbiddenAPIError(RuntimeError):
+    """Raised inside the worker when the candidate's code calls an API the exercise forbids."""
+
+
+def forbid(*targets: str, module: Any = None) -> _Patch:
+    """Like `spy`, but each call raises `ForbiddenAPIError` instead of running the target. The
+    candidate may catch that exception, so decide from the recorder, never from the exception:
+
+        with probes.forbid("torch.func.hessian", module=mod) as seen:
+            try:
+                out = mod.hvp(f, x, v)
+            except probes.ForbiddenAPIError:
+                out = None
+        return seen.names()          # the check fails when it is not empty
+    """
+    def make(target: str, original: Any) -> Callable:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            recorder.calls.append((target, args, kwargs))
+            raise ForbiddenAPIError(f"{target} is not allowed in this exercise")
+        return wrapper
+
+    patch = _Patch(targets, module, make)
+    recorder = patch.recorder
+    return patch
+
+
+class HookRecorder:
+    """Forward (and optionally backward) hooks on every submodule of `model`, registered with
+    `nn.Module`'s own methods and removed when the `with` block ends. `forward` and `backward`
+    list the submodule names ("" is the model itself) in the order their hooks fired."""
+
+    def __init__(self, model: Any, backward: bool = False) -> None:
+        self.model, self.with_backward = model, backward
+        self.forward: list[str] = []
+        self.backward: list[str] = []
+        self._handles: list[Any] = []
+
+    def __enter__(self) -> HookRecorder:
+        try:
+            for name, sub in nn.Module.named_modules(self.model):
+                self._handles.append(nn.Module.register_forward_hook(
+                    sub, lambda m, args, out, name=name: self.forward.append(name)))
+                if self.with_backward:
+                    self._handles.append(nn.Module.register_full_backward_hook(
+                        sub, lambda m, gin, gout, name=name: self.backward.append(name)))
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        while self._handles:
+            self._handles.pop().remove()
+
+
+def hook_recorder(model: Any, backward: bool = False) -> HookRecorder:
+    """Record which submodules run, through hooks (see `HookRecorder`):
+
+        with probes.hook_recorder(model) as seen:
+            model(x)
+        return seen.forward          # e.g. ['layers.0', 'layers.1', 'head', '']
+    """
+    return HookRecorder(model, backward)
+
+
+def meta_forward(model: Any, *inputs: Any) -> dict[str, Any]:
+    """Move `model` to the meta device with `nn.Module.to` (torch's) and run its forward on meta
+    copies of `inputs`: the device check for machines without a GPU. Returns plain data:
+    `params` and `buffers` (sorted device types of every parameter and buffer, read with
+    `nn.Module`'s methods), `out` (device type and shape of each tensor output, or the output's
+    type name) and `error` (the exception text when forward failed, e.g. a tensor created on the
+    CPU inside forward without `device=`, which then meets a meta tensor)."""
+    nn.Module.to(model, "meta")
+    seen: dict[str, Any] = {
+        "params": sorted({p.device.type for p in nn.Module.parameters(model)}),
+        "buffers": sorted({b.device.type for b in nn.Module.buffers(model)}),
+        "out": None, "error": None}
+    metas = [x.to("meta") if isinstance(x, torch.Tensor) else x for x in inputs]
+    try:
+        out = model(*metas)
+    except NotImplementedError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - reported as data; the check decides
+        seen["error"] = f"{type(exc).__name__}: {exc}"[:300]
+        return seen
+    outs = out if isinstance(out, (tuple, list)) else [out]
+    seen["out"] = [(o.device.type, tuple(o.shape)) if isinstance(o, torch.Tensor) else type(o).__name__
+                   for o in outs]
+    return seen

@@ -19,7 +19,7 @@ def test_data_comes_back_as_data(subject):
 
 def test_objects_come_back_as_handles_that_forward(subject):
     bag = subject.make_bag()
-    assert isinstance(bag, RemoteHandle) and bag.remote_type == "Bag"
+    assert isinstance(bag, RemoteHandle) and bag.remote_class == "Bag"
     assert len(bag) == 3 and bag[1] == 2 and list(bag) == [1, 2, 3]
     assert bag.total() == 6 and bag.label == "bag"
     bag.label = "renamed"

@@ -65,6 +65,7 @@ class Ref:
     id: int
     type_name: str
     repr: str
+    module: str = ""  # the class's __module__: `torch.nn.modules.linear` for nn.Linear
 
 
 class Encoder:
@@ -112,12 +113,16 @@ class Encoder:
             return {"set" if type(obj) is set else "frozenset": items}
         if type(obj) in (dict, collections.OrderedDict):
             pairs = [[self.encode(k, depth + 1), self.encode(v, depth + 1)] for k, v in obj.items()]
-            return {"odict" if isinstance(obj, collections.OrderedDict) else "dict": pairs}
+            node = {"odict" if isinstance(obj, collections.OrderedDict) else "dict": pairs}
+            metadata = vars(obj).get("_metadata") if isinstance(obj, collections.OrderedDict) else None
+            if type(metadata) in (dict, collections.OrderedDict):  # a state_dict's versions, per prefix
+                node["metadata"] = self.encode(metadata, depth + 1)
+            return node
         return self._ref(obj)
 
     def _ref(self, obj: Any) -> dict:
         ref = self.register(obj)
-        return {"ref": ref.id, "type": ref.type_name, "repr": ref.repr}
+        return {"ref": ref.id, "type": ref.type_name, "repr": ref.repr, "module": ref.module}
 
     def _buffer(self, data: bytes) -> int:
         self.buffers.append(data)
@@ -261,9 +266,15 @@ class Decoder:
                     raise CodecError("unhashable dict key") from None
                 out[k] = self.decode(value, depth + 1)
                 self._tick()
+            if "odict" in node and "metadata" in node:
+                metadata = self.decode(node["metadata"], depth + 1)
+                if not isinstance(metadata, dict):
+                    raise CodecError("state_dict metadata is not a dict")
+                out._metadata = metadata  # what load_state_dict reads (module versions)
             return out
         if "ref" in node:
-            ref = Ref(_expect(node["ref"], int), str(node.get("type", "?"))[:200], str(node.get("repr", ""))[:500])
+            ref = Ref(_expect(node["ref"], int), str(node.get("type", "?"))[:200], str(node.get("repr", ""))[:500],
+                      str(node.get("module", ""))[:200])
             return self.make_handle(ref) if self.make_handle else ref
         raise CodecError(f"unknown node with keys {sorted(node)[:5]}")
 

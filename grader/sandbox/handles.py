@@ -121,7 +121,7 @@ def call_remote(worker: Any, request: dict, args: tuple, kwargs: dict, what: str
 class RemoteHandle:
     """An object that lives in the worker."""
 
-    __slots__ = ("_worker", "_ref", "_type", "_repr", "_what")
+    __slots__ = ("_worker", "_ref", "_type", "_repr", "_what", "_module")
 
     def __init__(self, worker: Any, ref: codec.Ref, what: str):
         object.__setattr__(self, "_worker", worker)
@@ -129,6 +129,7 @@ class RemoteHandle:
         object.__setattr__(self, "_type", ref.type_name)
         object.__setattr__(self, "_repr", ref.repr)
         object.__setattr__(self, "_what", what)
+        object.__setattr__(self, "_module", ref.module)
 
     @staticmethod
     def _grader_handle_ref(handle: RemoteHandle) -> int:
@@ -142,7 +143,14 @@ class RemoteHandle:
 
     @property
     def remote_type(self) -> str:
-        """The class name of the object in the worker."""
+        """The module-qualified class name of the object in the worker, as `type(obj)` says:
+        `torch.nn.modules.linear.Linear` (a candidate's own class `Linear` is `submission.Linear`,
+        or whatever its module is called). The bare class name is `remote_class`."""
+        return f"{self._module}.{self._type}" if self._module else self._type
+
+    @property
+    def remote_class(self) -> str:
+        """The class's `__qualname__` alone (`Linear`)."""
         return self._type
 
     def __getattr__(self, name: str) -> Any:

@@ -174,7 +174,7 @@ class WorkerState:
             text = repr(obj)
         except Exception:  # noqa: BLE001 - a broken __repr__ must not break the channel
             text = f"<{type(obj).__name__}>"
-        return codec.Ref(ref, type(obj).__qualname__, text[:300])
+        return codec.Ref(ref, type(obj).__qualname__, text[:300], str(type(obj).__module__))
 
     def resolve(self, obj: Any, leaves: list) -> Any:
         """Swap GradLeaf markers for fresh leaves that require grad, inside containers."""
