@@ -127,7 +127,8 @@ def grade_one(item: WorkItem, ctx: BatchContext, runtime: Runtime, run_kwargs: C
                            candidates=[Candidate(item.label, {k: v.to_spec() for k, v in files.items()},
                                                  str(judge_root))],
                            test_files=_test_files(opts.visibility), limits=opts.limits,
-                           timeout_s=opts.timeout_s, seed=opts.seed, **_optional_job_fields(opts))
+                           timeout_s=opts.timeout_s, seed=opts.seed, capture_output=opts.capture_output,
+                           **_optional_job_fields(opts))
             output = None
             for _attempt in range(2):
                 if ctx.stop.is_set():

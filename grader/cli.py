@@ -205,7 +205,8 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
     pytest_args = (["-x"] if exitfirst else []) + (["-k", keyword] if keyword else [])
     # a batch of one: Ctrl-C stops the judge and its fork server, exits 130
     run = grade([target.path], exercises=target.exercises, visibility="public", timeout_s=timeout_s,
-                limits=_limits(memory_gb), pytest_args=pytest_args, batch=BatchOptions(jobs=1))
+                limits=_limits(memory_gb), pytest_args=pytest_args, capture_output=True,
+                batch=BatchOptions(jobs=1))
     if path is None:  # your files in the tree: `grader list` and `grader watch` show the status
         from grader.practice.state import record_run
 

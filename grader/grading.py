@@ -44,6 +44,10 @@ class GradeOptions:
     root: Path | None = None
     runtime_options: dict = field(default_factory=dict)
     pytest_args: list[str] = field(default_factory=list)  # e.g. ["-x"], ["-k", "pairwise"] (grader check)
+    # what the candidate's code prints, shown under its failing public checks: for the candidate
+    # (`grader check`, `grader watch`), never in a grading run's reports, where printed text could
+    # pose as a verdict in front of the interviewer
+    capture_output: bool = False
     batch: object | None = None  # grader.batch.BatchOptions: jobs, --results-dir, progress, Ray
 
 
@@ -110,7 +114,8 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
                            candidates=[Candidate(label, {k: v.to_spec() for k, v in files.items()}, str(judge_roots[label]))
                                        for label, root, files, _ in graded],
                            test_files=VISIBILITY_FILES[options.visibility], limits=options.limits,
-                           timeout_s=options.timeout_s, seed=options.seed, pytest_args=list(options.pytest_args))
+                           timeout_s=options.timeout_s, seed=options.seed, pytest_args=list(options.pytest_args),
+                           capture_output=options.capture_output)
             output = runtime.run(job)
         results = []
         for label, root, files, error in candidates:

@@ -42,7 +42,7 @@ class JudgePlugin:
         self.zygote = zygote
         self.root = Path(spec["root"])
         self.exercises = {ex["id"]: ex for ex in spec["exercises"]}
-        self.public_only = list(spec.get("test_files", [])) == ["test_public.py"]  # `check`, `watch`
+        self.capture_output = bool(spec.get("capture_output"))  # asked for by `check` and `watch` only
         self.by_dir = {str(Path(ex["dir"]).resolve()): ex for ex in spec["exercises"]}
         self.candidates = {c["label"]: c for c in spec["candidates"]}
         self.limits = Limits(**spec.get("limits", {}))
@@ -268,7 +268,7 @@ class JudgePlugin:
         # What the candidate's code printed helps the candidate running its own public checks
         # (`grader check`, `grader watch`); in a grading run's reports it would only be a way to
         # put forged verdicts and text in front of the interviewer, so it stays out of them.
-        output = item.stash.get(_OUTPUT, "") if info["visibility"] == "public" and self.public_only else ""
+        output = item.stash.get(_OUTPUT, "") if info["visibility"] == "public" and self.capture_output else ""
         self.emit({"type": "check", **info, "outcome": outcome, "message": message[:MAX_MESSAGE],
                    "duration_s": round(elapsed, 4), "line": line or info["line"],
                    "output": output[-MAX_OUTPUT:] if output.strip() else ""})

@@ -159,7 +159,8 @@ class RerunJob:
             candidate = notebooks.materialize({ex.id: candidate}, [ex], folder / "notebook")[ex.id]
         job = JudgeJob(root=catalog.root, exercises=[ex],
                        candidates=[Candidate(LABEL, {ex.id: candidate.to_spec()}, str(root))],
-                       test_files=("test_public.py",), limits=limits or Limits(), timeout_s=timeout_s)
+                       test_files=("test_public.py",), limits=limits or Limits(), timeout_s=timeout_s,
+                       capture_output=True)
         run = cls(ex, root, candidate, job, folder, why=why)
         run.spec = job.spec(str(folder / "results.jsonl"), str(folder))
         return run

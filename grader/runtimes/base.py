@@ -31,6 +31,7 @@ class JudgeJob:
     timeout_s: float | None = None  # overrides every check's limit when set
     seed: int = 0
     pytest_args: list[str] = field(default_factory=list)  # selection only: -x, -k EXPR
+    capture_output: bool = False  # keep what the candidate prints, per public check (check, watch)
     on_record: Callable[[dict], None] | None = None  # each judge record as it is written (local runtime)
 
     def spec(self, results_path: str, scratch_root: str | None = None,
@@ -42,7 +43,7 @@ class JudgeJob:
         return {
             "root": grader_map(str(self.root)), "results_path": results_path, "scratch_root": scratch_root,
             "seed": self.seed, "timeout_s": self.timeout_s, "test_files": list(self.test_files),
-            "pytest_args": list(self.pytest_args),
+            "pytest_args": list(self.pytest_args), "capture_output": self.capture_output,
             "limits": asdict(self.limits),
             "exercises": [{"id": ex.id, "dir": grader_map(str(ex.dir)), "name": ex.name,
                            "timeout_s": self.timeout_s or ex.timeout_s, "budget_s": ex.budget_s, "gpu": ex.gpu,

@@ -194,7 +194,8 @@ class DockerRuntime(Runtime):
             # (another submission's) used to stop at collection, leaving every check "not graded".
             mine = [ex for ex in job.exercises if ex.id in cand.files]
             single = JudgeJob(root=job.root, exercises=mine, candidates=[cand], test_files=job.test_files,
-                              limits=job.limits, timeout_s=job.timeout_s, seed=job.seed, pytest_args=job.pytest_args)
+                              limits=job.limits, timeout_s=job.timeout_s, seed=job.seed, pytest_args=job.pytest_args,
+                              capture_output=job.capture_output)
             spec = single.spec("/out/results.jsonl", "/scratch", path_map=path_map, grader_map=grader_map)
             spec.update({"host_uid": os.getuid(), "host_gid": os.getgid()})
             (out_dir / "spec.json").write_text(json.dumps(spec))
