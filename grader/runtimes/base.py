@@ -75,6 +75,8 @@ class JudgeOutput:
 
 
 MAX_RECORD_LINE = 1 << 20  # the judge writes lines of at most 256 KiB (`judge.plugin.MAX_RECORD`)
+
+
 class RecordTail:
     """Follows the judge's results file while it grows: `poll()` returns the records completed since
     the last call (a torn last line waits for its end)."""
@@ -92,15 +94,7 @@ class RecordTail:
         self.offset += len(data)
         lines = (self.partial + data).split(b"\n")
         self.partial = lines.pop()
-        records = []
-        for line in lines:
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict):
-                records.append(record)
-        return records
+        return [record for line in lines if (record := _parse_record(line)) is not None]
 
 
 def read_records(path: Path, max_bytes: int = 64 << 20) -> list[dict]:
@@ -122,13 +116,18 @@ def read_records(path: Path, max_bytes: int = 64 << 20) -> list[dict]:
                     line = fh.readline(MAX_RECORD_LINE)
                     total += len(line)
                 continue
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(record, dict):
+            if (record := _parse_record(line)) is not None:
                 records.append(record)
     return records
+
+
+def _parse_record(line: bytes) -> dict | None:
+    """One judge record from one line, or None for a torn or foreign line."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
 
 
 class Runtime(ABC):
