@@ -143,19 +143,26 @@ def graph_holders(*roots: Any, limit: int = MAX_WALK) -> list[str]:
         elif isinstance(obj, (list, tuple, set, frozenset, __import__("collections").deque)):
             todo += [(f"{path}[{i}]", v, home) for i, v in enumerate(obj)]
         else:
-            try:
-                attrs = dict(object.__getattribute__(obj, "__dict__"))
-            except (AttributeError, TypeError):
-                attrs = {}
-            for cls in type(obj).__mro__:
-                for slot in cls.__dict__.get("__slots__", ()):
-                    if isinstance(slot, str):
-                        try:
-                            attrs[slot] = object.__getattribute__(obj, slot)
-                        except AttributeError:
-                            continue
-            todo += [(f"{path}.{k}", v, home) for k, v in attrs.items()]
+            todo += [(f"{path}.{k}", v, home) for k, v in instance_attrs(obj).items()]
     return sorted(found)
+
+
+def instance_attrs(obj: Any) -> dict[str, Any]:
+    """An object's own attributes (its `__dict__` and `__slots__`), read directly: never through a
+    `__getattr__`, `__getattribute__` or property the candidate wrote (a ctx object's attributes,
+    the state an object keeps)."""
+    try:
+        attrs = dict(object.__getattribute__(obj, "__dict__"))
+    except (AttributeError, TypeError):
+        attrs = {}
+    for cls in type(obj).__mro__:
+        for slot in cls.__dict__.get("__slots__", ()):
+            if isinstance(slot, str) and slot not in ("__dict__", "__weakref__"):
+                try:
+                    attrs[slot] = object.__getattribute__(obj, slot)
+                except AttributeError:
+                    continue
+    return attrs
 
 
 def _cell_set(cell: Any) -> bool:

@@ -110,3 +110,19 @@ def test_state_dicts_cross_with_their_metadata(subject):
     assert list(state) == ["weight", "bias"]
     assert state._metadata == nn.Linear(3, 2).state_dict()._metadata
     assert nn.Linear(3, 2).load_state_dict(state).missing_keys == []
+
+
+def test_instance_attrs_reads_past_the_objects_own_accessors():
+    class Sly:
+        __slots__ = ("__dict__", "hidden_slot")
+
+        def __getattribute__(self, name):  # what getattr(obj, "__dict__") would see
+            return {} if name == "__dict__" else object.__getattribute__(self, name)
+
+    obj = Sly()
+    obj.kept = torch.ones(2)
+    obj.hidden_slot = torch.zeros(1)
+    assert getattr(obj, "__dict__") == {}
+    attrs = probes.instance_attrs(obj)
+    assert set(attrs) == {"kept", "hidden_slot"}
+    assert torch.equal(attrs["kept"], torch.ones(2))

@@ -54,9 +54,11 @@ def test_logsumexp_gradcheck(sub, dim):
 @check("api", weight=2)
 def test_saves_with_save_for_backward(sub):
     def saved_tensor_usage(mod):
+        from grader import probes  # attributes read directly, never through the candidate's accessors
+
         def tensor_attrs(obj):
             found = []
-            for key, value in getattr(obj, "__dict__", {}).items():
+            for key, value in probes.instance_attrs(obj).items():
                 values = value if isinstance(value, (list, tuple)) else \
                     value.values() if isinstance(value, dict) else [value]
                 if any(isinstance(v, torch.Tensor) for v in values):
