@@ -429,7 +429,7 @@ def scheduler_state(scheduler: Any) -> dict[str, Any]:
 
 
 def train_steps(optimizer: Any, params: Any, loss_fn: Callable[[], torch.Tensor], steps: int,
-                scheduler: Any = None) -> dict[str, Any]:
+                scheduler: Any = None, set_to_none: bool = True) -> dict[str, Any]:
     """Run `steps` optimisation steps in the worker over `params` (the tensors the optimizer really
     holds: build both inside the probe) and return plain data:
 
@@ -438,13 +438,19 @@ def train_steps(optimizer: Any, params: Any, loss_fn: Callable[[], torch.Tensor]
     - `losses`: `loss_fn()` of each step, as floats.
 
     Each step sets every parameter's `.grad` to None itself (an overridden `zero_grad` cannot skip
-    it), runs `loss_fn().backward()`, `optimizer.step()`, then `scheduler.step()` when given."""
+    it; `set_to_none=False` zeroes existing grads in place instead, as `zero_grad(set_to_none=False)`
+    does, which shows an optimizer that kept a reference to a `.grad`), runs
+    `loss_fn().backward()`, `optimizer.step()`, then `scheduler.step()` when given."""
     params = list(params)
     groups = object.__getattribute__(optimizer, "__dict__")["param_groups"]
     seen: dict[str, list] = {"params": [], "lrs": [], "losses": []}
     for _ in range(steps):
         for p in params:
-            p.grad = None
+            if set_to_none or p.grad is None:
+                p.grad = None
+            else:
+                p.grad.detach_()
+                p.grad.zero_()
         loss = loss_fn()
         loss.backward()
         seen["lrs"].append([float(g["lr"]) for g in groups])

@@ -225,3 +225,31 @@ def test_a_submission_replacing_warnings_is_caught(zygote, tmp_path, patch):
         assert f"warnings.{patch.split(' ')[0].split('.')[1]}" in str(caught.value)
     finally:
         worker.kill()
+
+
+def test_train_steps_can_zero_grads_in_place():
+    """An optimizer that keeps `p.grad` itself as its momentum buffer only shows when grads are
+    zeroed in place (zero_grad(set_to_none=False)), not when they are set to None."""
+    class Aliasing(torch.optim.Optimizer):
+        def __init__(self, params):
+            super().__init__(params, {"lr": 0.1})
+
+        @torch.no_grad()
+        def step(self, closure=None):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    buf = self.state[p].get("buf")
+                    buf = p.grad if buf is None else buf.mul_(0.9).add_(p.grad)
+                    self.state[p]["buf"] = buf
+                    p.add_(buf, alpha=-group["lr"])
+
+    def run(set_to_none):
+        w = nn.Parameter(torch.ones(3))
+        return probes.train_steps(Aliasing([w]), [w], lambda: (w * w).sum(), 3, set_to_none=set_to_none)
+
+    fresh, in_place = run(True), run(False)
+    w = nn.Parameter(torch.ones(3))
+    sgd = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+    want = probes.train_steps(sgd, [w], lambda: (w * w).sum(), 3, set_to_none=False)
+    assert all(torch.allclose(a[0], b[0]) for a, b in zip(fresh["params"], want["params"]))
+    assert not torch.allclose(in_place["params"][2][0], want["params"][2][0])
