@@ -392,3 +392,146 @@ def meta_forward(model: Any, *inputs: Any) -> dict[str, Any]:
     seen["out"] = [(o.device.type, tuple(o.shape)) if isinstance(o, torch.Tensor) else type(o).__name__
                    for o in outs]
     return seen
+
+
+# --- optimizers, schedulers and warnings, observed in the worker -------------------------------
+
+def _plain(value: Any) -> Any:
+    """`value` as plain data: tensors detached and cloned, containers rebuilt, anything else
+    (a function, an object) by its qualified type name."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone()
+    if value is None or isinstance(value, (bool, int, float, str, complex, torch.dtype, torch.device)):
+        return value
+    if type(value) in (list, tuple):
+        return type(value)(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return f"<{qualified_name(value)}>"
+
+
+def optimizer_state(optimizer: Any) -> dict[str, Any]:
+    """The optimizer's state as plain data, in the layout of `Optimizer.state_dict()`:
+    `{"state": {index: {key: value}}, "param_groups": [{..., "params": [index, ...]}]}`, parameters
+    numbered in group order. Read from the instance's own `state` and `param_groups` entries
+    (never through a `state_dict` the candidate's class may override); tensors cloned."""
+    attrs = object.__getattribute__(optimizer, "__dict__")
+    groups, state = attrs["param_groups"], attrs["state"]
+    index: dict[int, int] = {}
+    packed_groups = []
+    for group in groups:
+        packed = {k: _plain(v) for k, v in group.items() if k != "params"}
+        packed["params"] = [index.setdefault(id(p), len(index)) for p in group["params"]]
+        packed_groups.append(packed)
+    packed_state = {index[id(p)]: _plain(dict(s)) for p, s in state.items() if id(p) in index}
+    return {"state": packed_state, "param_groups": packed_groups}
+
+
+def scheduler_state(scheduler: Any) -> dict[str, Any]:
+    """An LR scheduler's own attributes as plain data (what `LRScheduler.state_dict()` saves: its
+    `__dict__` without the optimizer), read directly from the instance; functions (a `LambdaLR`'s
+    lambdas) appear as their type name."""
+    attrs = object.__getattribute__(scheduler, "__dict__")
+    return {k: _plain(v) for k, v in attrs.items() if k != "optimizer"}
+
+
+def train_steps(optimizer: Any, params: Any, loss_fn: Callable[[], torch.Tensor], steps: int,
+                scheduler: Any = None, set_to_none: bool = True) -> dict[str, Any]:
+    """Run `steps` optimisation steps in the worker over `params` (the tensors the optimizer really
+    holds: build both inside the probe) and return plain data:
+
+    - `params`: after each step, a clone of every parameter (`params[s][i]`);
+    - `lrs`: the lr of each param group when step s ran (`lrs[s][g]`);
+    - `losses`: `loss_fn()` of each step, as floats.
+
+    Each step sets every parameter's `.grad` to None itself (an overridden `zero_grad` cannot skip
+    it; `set_to_none=False` zeroes existing grads in place instead, as `zero_grad(set_to_none=False)`
+    does, which shows an optimizer that kept a reference to a `.grad`), runs
+    `loss_fn().backward()`, `optimizer.step()`, then `scheduler.step()` when given."""
+    params = list(params)
+    groups = object.__getattribute__(optimizer, "__dict__")["param_groups"]
+    seen: dict[str, list] = {"params": [], "lrs": [], "losses": []}
+    for _ in range(steps):
+        for p in params:
+            if set_to_none or p.grad is None:
+                p.grad = None
+            else:
+                p.grad.detach_()
+                p.grad.zero_()
+        loss = loss_fn()
+        loss.backward()
+        seen["lrs"].append([float(g["lr"]) for g in groups])
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        seen["losses"].append(float(loss.detach()))
+        seen["params"].append([p.detach().clone() for p in params])
+    return seen
+
+
+class WarningLog:
+    """What `capture_warnings` saw: `records` (plain dicts: `category`, `categories` (the
+    category's class and its bases, by name), `message`, `filename`, `lineno`), in order, and
+    `tampered` (names in `warnings` that the code inside the block replaced, or `filters` when it
+    changed the filters: a warning may then have been hidden)."""
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+        self.tampered: list[str] = []
+
+    def count(self, category: str | None = None, match: str | None = None) -> int:
+        """Warnings of `category` (a class name, its bases count: "Warning" counts all) whose
+        message contains `match`."""
+        return sum(1 for r in self.records
+                   if (category is None or category in r["categories"]) and (match is None or match in r["message"]))
+
+    def as_data(self) -> dict[str, Any]:
+        return {"records": list(self.records), "tampered": list(self.tampered)}
+
+
+class _CaptureWarnings:
+    _WATCH = ("warn", "warn_explicit", "showwarning", "_showwarnmsg", "_showwarnmsg_impl", "formatwarning")
+
+    def __init__(self) -> None:
+        self.log = WarningLog()
+        self._inner: Any = None
+
+    def __enter__(self) -> WarningLog:
+        import warnings
+
+        self._inner = warnings.catch_warnings(record=True)
+        self._raw = self._inner.__enter__()
+        warnings.simplefilter("always")
+        self._filters = list(warnings.filters)
+        self._names = {name: vars(warnings).get(name) for name in self._WATCH}
+        return self.log
+
+    def __exit__(self, *exc: Any) -> None:
+        import warnings
+
+        try:
+            self.log.tampered = [n for n, v in self._names.items() if vars(warnings).get(n) is not v]
+            if list(warnings.filters) != self._filters:
+                self.log.tampered.append("filters")
+            for w in self._raw:
+                cat = w.category
+                self.log.records.append({
+                    "category": cat.__name__, "categories": [c.__name__ for c in cat.__mro__ if c is not object],
+                    "message": str(w.message), "filename": str(w.filename), "lineno": int(w.lineno or 0)})
+        finally:
+            self._inner.__exit__(*exc)
+
+
+def capture_warnings() -> _CaptureWarnings:
+    """Record every warning raised inside the `with` block (in the worker: `pytest.warns` in the
+    judge cannot see them), with every filter set to "always" so that none is swallowed as a
+    repeat, and restore the `warnings` module when the block ends:
+
+        with probes.capture_warnings() as seen:
+            mod.run_steps(opt, sched, closure, 5)
+        return seen.as_data()        # {"records": [{"category": "UserWarning", "message": ...}], "tampered": []}
+
+    A submission that replaces `warnings.warn`/`showwarning` or changes the filters inside the
+    block is named in `tampered`; checks that rely on the absence of a warning must require it
+    to be empty. (A replacement left behind after the block also trips the worker's tamper guard.)"""
+    return _CaptureWarnings()

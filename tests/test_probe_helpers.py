@@ -122,7 +122,150 @@ def test_instance_attrs_reads_past_the_objects_own_accessors():
     obj = Sly()
     obj.kept = torch.ones(2)
     obj.hidden_slot = torch.zeros(1)
-    assert getattr(obj, "__dict__") == {}
+    assert obj.__dict__ == {}
     attrs = probes.instance_attrs(obj)
     assert set(attrs) == {"kept", "hidden_slot"}
     assert torch.equal(attrs["kept"], torch.ones(2))
+
+
+# --- optimizers, schedulers and warnings in the worker ------------------------------------------
+
+def test_train_steps_and_optimizer_state_come_back_as_data(subject):
+    def _sgd_run(mod, steps):
+        """Probe: the worker's own model and an optimizer over its real parameters."""
+        model = mod.make_model()
+        params = list(nn.Module.parameters(model))
+        opt = torch.optim.SGD(params, lr=0.1, momentum=0.9)
+        sched = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+        x = torch.ones(4, 3)
+        start = [p.detach().clone() for p in params]
+        seen = probes.train_steps(opt, params, lambda: model(x).pow(2).sum(), steps, sched)
+        return start, seen, probes.optimizer_state(opt), probes.scheduler_state(sched)
+
+    start, seen, state, sched = _probe(subject, _sgd_run, subject, 3)
+    model = nn.Linear(3, 2)
+    with torch.no_grad():
+        for p, value in zip(model.parameters(), start):
+            p.copy_(value)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    sched_local = torch.optim.lr_scheduler.StepLR(opt, step_size=1, gamma=0.5)
+    for step in range(3):
+        opt.zero_grad()
+        model(torch.ones(4, 3)).pow(2).sum().backward()
+        assert seen["lrs"][step] == [opt.param_groups[0]["lr"]]
+        opt.step()
+        sched_local.step()
+        for got, want in zip(seen["params"][step], model.parameters()):
+            assert torch.allclose(got, want.detach())
+    assert seen["lrs"] == [[0.1], [0.05], [0.025]] and len(seen["losses"]) == 3
+    assert sorted(state["state"]) == [0, 1] and state["param_groups"][0]["params"] == [0, 1]
+    local = opt.state_dict()
+    for index in (0, 1):
+        assert torch.allclose(state["state"][index]["momentum_buffer"], local["state"][index]["momentum_buffer"])
+    assert state["param_groups"][0]["momentum"] == 0.9
+    assert sched["last_epoch"] == 3 and sched["_last_lr"] == [0.1 * 0.5 ** 3]
+
+
+def test_an_optimizer_over_handle_parameters_optimises_copies(subject):
+    """The trap docs/authoring.md warns about: parameters read through a handle are data copies."""
+    model = subject.make_model()
+    before = [p.clone() for p in model.parameters()]
+    copies = [p.detach().requires_grad_() for p in model.parameters()]
+    opt = torch.optim.SGD(copies, lr=1.0)
+    sum(c.sum() for c in copies).backward()
+    opt.step()
+    after = list(model.parameters())
+    assert all(torch.equal(a, b) for a, b in zip(before, after))      # the worker's model never moved
+    assert not all(torch.equal(a, c.detach()) for a, c in zip(before, copies))
+
+
+def test_capture_warnings_records_plain_data_and_restores_the_module(subject):
+    def warns():
+        import warnings
+        original = warnings.showwarning
+        with probes.capture_warnings() as seen:
+            warnings.warn("first", UserWarning, stacklevel=1)
+            warnings.warn("first", UserWarning, stacklevel=1)          # a repeat is recorded too ("always")
+            warnings.warn("old", DeprecationWarning, stacklevel=1)
+            opt = torch.optim.SGD([nn.Parameter(torch.ones(1))], lr=0.1)
+            torch.optim.lr_scheduler.StepLR(opt, 1).step()  # torch's own: scheduler before optimizer
+        return seen.as_data(), seen.count("UserWarning"), seen.count("Warning", match="old"), \
+            warnings.showwarning is original
+
+    data, users, old, restored = _probe(subject, warns)
+    assert [r["category"] for r in data["records"]] == ["UserWarning", "UserWarning", "DeprecationWarning",
+                                                        "UserWarning"]
+    assert "lr_scheduler.step()" in data["records"][3]["message"] and "Warning" in data["records"][2]["categories"]
+    assert users == 3 and old == 1 and restored and data["tampered"] == []
+
+
+def test_capture_warnings_names_what_the_code_inside_replaced(subject):
+    def hides():
+        import warnings
+        with probes.capture_warnings() as seen:
+            saved = warnings.showwarning
+            warnings.showwarning = lambda *a, **k: None
+            warnings.simplefilter("ignore")
+            warnings.warn("hidden", stacklevel=1)
+            warnings.showwarning = saved
+        return seen.as_data()
+
+    data = _probe(subject, hides)
+    assert data["records"] == [] and data["tampered"] == ["filters"]
+
+    def replaces():
+        import warnings
+        with probes.capture_warnings() as seen:
+            warnings.warn = lambda *a, **k: None
+        return seen.as_data()["tampered"]
+
+    # the replacement is named by the helper, and, left behind, trips the worker's guard
+    with pytest.raises(RemoteError) as caught:
+        _probe(subject, replaces)
+    assert caught.value.remote_type == "TamperingDetected" and "warnings.warn" in str(caught.value)
+
+
+@pytest.mark.parametrize("patch", ["warnings.warn = lambda *a, **k: None",
+                                   "warnings.showwarning = lambda *a, **k: None"], ids=["warn", "showwarning"])
+def test_a_submission_replacing_warnings_is_caught(zygote, tmp_path, patch):
+    from grader.sandbox.client import Limits, Worker
+
+    path = tmp_path / "silencer.py"
+    path.write_text(f"import warnings\n{patch}\n\ndef f():\n    return 1\n")
+    worker = Worker(zygote, str(path), "silencer", Limits())
+    worker.start()
+    try:
+        with pytest.raises(RemoteError) as caught:
+            call_remote(worker, {"op": "probe", "fn": lambda: 1}, (), {}, what="probe")
+        assert caught.value.remote_type == "TamperingDetected"
+        assert f"warnings.{patch.split(' ')[0].split('.')[1]}" in str(caught.value)
+    finally:
+        worker.kill()
+
+
+def test_train_steps_can_zero_grads_in_place():
+    """An optimizer that keeps `p.grad` itself as its momentum buffer only shows when grads are
+    zeroed in place (zero_grad(set_to_none=False)), not when they are set to None."""
+    class Aliasing(torch.optim.Optimizer):
+        def __init__(self, params):
+            super().__init__(params, {"lr": 0.1})
+
+        @torch.no_grad()
+        def step(self, closure=None):
+            for group in self.param_groups:
+                for p in group["params"]:
+                    buf = self.state[p].get("buf")
+                    buf = p.grad if buf is None else buf.mul_(0.9).add_(p.grad)
+                    self.state[p]["buf"] = buf
+                    p.add_(buf, alpha=-group["lr"])
+
+    def run(set_to_none):
+        w = nn.Parameter(torch.ones(3))
+        return probes.train_steps(Aliasing([w]), [w], lambda: (w * w).sum(), 3, set_to_none=set_to_none)
+
+    fresh, in_place = run(True), run(False)
+    w = nn.Parameter(torch.ones(3))
+    sgd = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+    want = probes.train_steps(sgd, [w], lambda: (w * w).sum(), 3, set_to_none=False)
+    assert all(torch.allclose(a[0], b[0]) for a, b in zip(fresh["params"], want["params"]))
+    assert not torch.allclose(in_place["params"][2][0], want["params"][2][0])

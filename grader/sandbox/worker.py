@@ -52,8 +52,11 @@ class TamperingDetected(Exception):
 # `Tensor.__eq__ = ...`) could make a probe report whatever it likes, so probes refuse to run
 # (and fail their check) once one of them differs from what it was before the import. A patch
 # that undoes itself before the probe ends is not seen: the static flags are the other net.
+# `warnings` is watched because checks observe warnings through `probes.capture_warnings`: a
+# submission that replaces `warnings.warn` or `warnings.showwarning` would hide what it raised.
 _WATCHED = ("torch", "torch.Tensor", "torch.nn.Module", "torch.nn.functional", "torch.autograd", "torch.sparse",
-            "torch.testing", "torch.cuda", "numpy", "numpy.testing", "builtins", "time", "resource", "math")
+            "torch.testing", "torch.cuda", "numpy", "numpy.testing", "builtins", "time", "resource", "math",
+            "warnings")
 
 
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep

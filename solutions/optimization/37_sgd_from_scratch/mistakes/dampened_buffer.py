@@ -1,0 +1,50 @@
+"""Averages the momentum like an exponential moving average, buf = m * buf + (1 - m) * d, with the
+buffer starting from zero: the steps are (1 - m) times too small.
+
+Caught by: test_trajectories_match_sgd, test_momentum_buffer_state, test_state_dict_round_trip
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import torch
+from torch import Tensor
+
+
+class MomentumSGD(torch.optim.Optimizer):
+    """Reproduces torch.optim.SGD(lr, momentum, dampening=0, weight_decay, nesterov) exactly; state per param: 'momentum_buffer'."""
+
+    def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float, momentum: float = 0.0,
+                 weight_decay: float = 0.0, nesterov: bool = False) -> None:
+        if lr < 0.0:
+            raise ValueError(f"invalid learning rate: {lr}")
+        if nesterov and momentum <= 0.0:
+            raise ValueError("Nesterov momentum requires a positive momentum")
+        defaults = {"lr": lr, "momentum": momentum, "weight_decay": weight_decay, "nesterov": nesterov}
+        super().__init__(params, defaults)
+
+    @torch.no_grad()
+    def step(self, closure: Callable[[], Tensor] | None = None) -> Tensor | None:
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        for group in self.param_groups:
+            lr, momentum = group["lr"], group["momentum"]
+            weight_decay, nesterov = group["weight_decay"], group["nesterov"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                d_p = p.grad
+                if weight_decay != 0:
+                    d_p = d_p.add(p, alpha=weight_decay)
+                if momentum != 0:
+                    state = self.state[p]
+                    buf = state.get("momentum_buffer")
+                    if buf is None:
+                        buf = torch.zeros_like(p)
+                        state["momentum_buffer"] = buf
+                    buf.mul_(momentum).add_(d_p, alpha=1 - momentum)
+                    d_p = d_p.add(buf, alpha=momentum) if nesterov else buf
+                p.add_(d_p, alpha=-lr)
+        return loss
