@@ -128,15 +128,24 @@ def test_alpha_edges(sub):
 @check("grad")
 def test_teacher_gets_no_grad(sub):
     def backward(mod, s, t, y):
+        # a leaf teacher that requires grad, and a teacher network's output (a non-leaf)
         s, t = s.clone().requires_grad_(), t.clone().requires_grad_()
         loss = mod.distillation_loss(s, t, y, 4.0, 0.5)
         loss.backward()
-        return loss.detach(), t.grad is None, s.grad
+        weights = t.detach().clone().requires_grad_()
+        teacher_out = weights * 1.0
+        second = mod.distillation_loss(s, teacher_out, y, 4.0, 0.5)
+        attached = teacher_out.requires_grad and teacher_out.grad_fn is not None
+        second.backward()
+        return loss.detach(), t.grad is None, weights.grad is None, attached
 
     s, t, y = torch.randn(6, 3), torch.randn(6, 3), torch.randint(0, 3, (6,))
-    loss, teacher_clean, _ = sub.probe(backward, sub, s, t, y)
+    loss, leaf_clean, net_clean, attached = sub.probe(backward, sub, s, t, y)
     assert_close(_scalar(loss), _distill(s, t, y, 4.0, 0.5), what="distillation_loss with T=4, alpha=0.5")
-    assert teacher_clean, "teacher_logits.grad was filled by backward: detach the teacher (or use no_grad)"
+    assert leaf_clean, "teacher_logits.grad was filled by backward: detach the teacher (or use no_grad)"
+    assert net_clean, "backward reached the teacher network's weights: detach the teacher (or use no_grad)"
+    assert attached, ("the caller's teacher_logits were cut from their graph (detach_ or requires_grad_(False) "
+                      "in place): detach a copy, leave the argument as it was")
 
 
 @check("grad")
