@@ -49,6 +49,7 @@ class MistakeVerdict:
     failed: list[str]
     problems: list[str] = field(default_factory=list)
     unverified: list[str] = field(default_factory=list)
+    graded: list[str] = field(default_factory=list)  # the checks it was graded on (those it names)
 
 
 @dataclass
@@ -91,6 +92,7 @@ def judge_mistake(path: Path, result: ExerciseResult) -> MistakeVerdict:
     verdict = MistakeVerdict(path.stem, result.score, result.max_score, expected,
                              sorted({_base(c.name) for c in result.checks if c.outcome in ("failed", "error")}))
     known = {_base(c.name) for c in result.checks}
+    verdict.graded = sorted(known)
     if not expected:
         verdict.problems.append(f"mistake {path.name}: its docstring has no 'Caught by: test_...' line")
     for name in expected:
@@ -136,14 +138,17 @@ def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float |
                                        "hidden checks and the reference solutions.")
     candidates: dict[str, dict[str, dict]] = {}
 
-    def add(label: str, ex: Exercise, path: Path) -> None:
-        candidates.setdefault(label, {})[ex.id] = {"path": str(path), "problem": None}
+    def add(label: str, ex: Exercise, path: Path, only: list[str] | None = None) -> None:
+        candidates.setdefault(label, {})[ex.id] = {"path": str(path), "problem": None,
+                                                   **({"only": only} if only else {})}
 
     for ex in selected:
         add("reference", ex, ex.reference)
         add("stub", ex, ex.stub)
         for mistake in ex.mistakes:
-            add(f"mistake-{mistake.stem}", ex, mistake)
+            # graded on the checks it names only: the verdict is about those (a named check must
+            # fail), and the others cost a worker each (a third of validating an exercise)
+            add(f"mistake-{mistake.stem}", ex, mistake, caught_by(mistake) or None)
         for alt in alternatives(ex):
             add(f"alternative-{alt.stem}", ex, alt)
         if ex.stub.is_file():

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from pathlib import Path
 
@@ -108,7 +109,12 @@ def test_leftover_detection_sees_a_process_of_this_test(tmp_path):
     own = tmp_path / f"own-{uuid.uuid4().hex}"
     proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", str(own)])
     try:
-        assert any(str(own) in c for c in _processes_mentioning(str(own)))
+        deadline = time.monotonic() + 10  # a loaded machine: the scan may run before the exec shows
+        while not (found := [c for c in _processes_mentioning(str(own)) if str(own) in c]):
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert found, f"process {proc.pid} (alive: {proc.poll() is None}) was not found by the scan"
     finally:
         proc.kill()
         proc.wait()

@@ -98,8 +98,10 @@ def test_fork_server_has_not_initialised_cuda_nor_started_threads(zygote):
               "print(len(os.listdir('/proc/self/task')))")
     bare = int(subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                               cwd=ROOT, check=True).stdout)
-    assert state["threads"] == bare, f"the fork server runs {state['threads']} threads, a bare import {bare}"
-    assert len(os.listdir(f"/proc/{zygote.pid}/task")) == bare
+    # no more than a bare import: an import may start a short-lived thread of its own (seen in CI:
+    # 2 threads at the import, 1 a moment later), but the fork server must start none
+    assert state["threads"] <= bare, f"the fork server runs {state['threads']} threads, a bare import {bare}"
+    assert len(os.listdir(f"/proc/{zygote.pid}/task")) <= bare
 
 
 def test_fork_server_asks_cuda_through_nvml():

@@ -30,6 +30,10 @@ def test_validate_grades_alternatives_and_trivial_answers(tmp_path):
     assert v.alternatives["loop"].score == v.alternatives["loop"].max_score
     assert all(r.score == 0 for r in v.trivial.values()), {k: r.score for k, r in v.trivial.items()}
     assert v.ok, v.problems
+    # a known mistake is graded on the checks it names only (first_column: "Caught by: test_values")
+    mistakes = {m.name: m for m in v.mistakes}
+    assert mistakes["first_column"].graded == ["test_values"], mistakes["first_column"]
+    assert mistakes["no_sum"].graded == ["test_shape", "test_values"], mistakes["no_sum"]
     # a wrong alternative, and a check that any answer passes (two None results are "equal")
     (root / "solutions" / EX / "alternatives" / "cols.py").write_text(
         "def row_sums(x):\n    return x.sum(dim=0) * 2\n")

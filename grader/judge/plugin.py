@@ -131,9 +131,24 @@ class JudgePlugin:
         import grader.probes
 
         cloudpickle.register_pickle_by_value(grader.probes)  # the worker must not supply these helpers
+        kept, dropped = [], []
         for item in items:
             info = self.describe(item)
-            self.emit({"type": "collected", **info})
+            if self._selected(info):
+                kept.append(item)
+                self.emit({"type": "collected", **info})
+            else:
+                dropped.append(item)
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
+
+    def _selected(self, info: dict) -> bool:
+        """A candidate's file may name the only checks it is graded on (`"only": [names]`: validate
+        grades a known mistake on the checks that must catch it); every check otherwise."""
+        entry = self.candidates.get(info["candidate"], {}).get("files", {}).get(info["exercise"]) or {}
+        only = entry.get("only")
+        return only is None or info["name"].split("[", 1)[0] in only
 
     def describe(self, item: pytest.Item) -> dict:
         ex = self.exercise_of(item.path) or {}

@@ -26,7 +26,10 @@ filterwarnings =
 _WARM_UPS = {
     # feature: words that, in an exercise's stub or checks, say its workers will need it
     "autograd": ("autograd", "backward", "requires_grad", "gradcheck"),  # grad_outputs imports sympy
-    "optim": ("optim",),  # an optimizer's first step imports torch._dynamo (1.3 s)
+    # an optimizer's first step imports torch._dynamo (1.3 s), and so does the first op of any
+    # function torch wraps in `_disable_dynamo`: meta-device kernels (probes.meta_forward), `out=`
+    # wrappers, checkpointing, compile (18 % of validating 26 was workers importing it one by one)
+    "optim": ("optim", "meta", "compile", "dynamo", "checkpoint", "clip_grad", "lr_scheduler"),
 }
 
 
@@ -76,7 +79,7 @@ def pytest_args(spec: dict, tmp: Path) -> list[str]:
     files = [str(Path(ex["dir"]) / name) for ex in spec["exercises"] for name in spec["test_files"]
              if (Path(ex["dir"]) / name).is_file()]
     args = [*files, "-c", str(ini), "--rootdir", spec["root"], "--noconftest", "-p", "no:cacheprovider",
-            "--import-mode=importlib", "--strict-markers", "-q", "--no-header", "-rN", "--tb=short",
+            "--import-mode=importlib", "--strict-markers", "-q", "--no-header", "-rN", "--tb=line",
             "-p", "no:randomly", "-p", "no:xdist", "-p", "no:cov"]
     if spec.get("pytest_args"):
         args += list(spec["pytest_args"])

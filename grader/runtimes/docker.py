@@ -253,10 +253,9 @@ class DockerRuntime(Runtime):
                     error = f"the grading container exited with status {code}"
             finally:
                 if container is not None:
-                    try:
-                        container.remove(force=True)
-                    except docker.errors.APIError:
-                        pass
+                    left = _remove(container)
+                    if left:
+                        notes.append(left)
         env = next((r for r in records if r.get("type") == "environment"), {})
         if self.require_gpu and not env.get("cuda_available"):
             error = error or "--require-gpu: the container saw no CUDA device"
@@ -287,6 +286,33 @@ class DockerRuntime(Runtime):
             if time.monotonic() > deadline:
                 container.kill()
                 return f"the grading container ran past its wall-clock limit of {limit:g} s and was killed"
+
+
+def _remove(container, attempts: int = 5) -> str | None:
+    """Remove a container of ours, retrying what a busy daemon refuses (a kill that has not yet
+    seen the exit, a removal already in progress, a slow answer); None once it is gone, else a
+    note saying which container is left and how to remove it."""
+    import requests
+
+    import docker
+
+    why = ""
+    for attempt in range(attempts):
+        try:
+            container.remove(force=True)
+        except docker.errors.NotFound:
+            return None
+        except (docker.errors.APIError, requests.exceptions.RequestException) as exc:
+            why = str(exc)
+        try:
+            container.reload()
+        except docker.errors.NotFound:
+            return None
+        except (docker.errors.APIError, requests.exceptions.RequestException) as exc:
+            why = why or str(exc)
+        time.sleep(0.5 * (attempt + 1))
+    return (f"container {container.name} could not be removed ({why[:200] or 'still present'}): "
+            f"remove it with `docker rm -f {container.name}`")
 
 
 def daemon_and_image_available(image: str = DEFAULT_TAG) -> dict | None:

@@ -19,10 +19,9 @@ from grader.sandbox.handles import RemoteHandle
 from grader.sandbox.limits import GiB, Limits, MiB  # noqa: F401 - re-exported
 from grader.sandbox.protocol import ChannelClosed, ChannelTimeout, MessageTooLarge, recv_msg, send_msg
 from grader.sandbox.requests import dumps
+from grader.sandbox.treemem import tree_memory
 from grader.sandbox.zygote import kill_session
 from grader.sandbox.zygote_client import Zygote, scrubbed_env  # noqa: F401 - re-exported
-
-PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
 class WorkerFailure(Exception):
@@ -79,56 +78,6 @@ def oom_kills() -> int | None:
     return None
 
 
-def _children(pid: int) -> list[int]:
-    found: list[int] = []
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return found
-    for tid in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/children") as fh:
-                found += [int(c) for c in fh.read().split()]
-        except (OSError, ValueError):
-            continue
-    return found
-
-
-def _proportional_size(pid: int) -> int:
-    """Pss: pages shared with the worker (forked children share torch's) count in proportion."""
-    try:
-        with open(f"/proc/{pid}/smaps_rollup") as fh:
-            for line in fh:
-                if line.startswith("Pss:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
-
-
-def tree_memory(worker: int, fork_server: int | None, others: set[int] | frozenset[int] = frozenset()
-                ) -> tuple[int | None, int]:
-    """(bytes, processes) of the worker and every process it started: its descendants, and the
-    fork server's other children (orphans reparent there: it is a child subreaper). The worker
-    counts its resident size, the others their proportional size. (None, 0) when the worker is
-    gone. `others`: the fork server's other live workers (a check's verifier), not counted."""
-    try:
-        with open(f"/proc/{worker}/statm") as fh:
-            used = int(fh.read().split()[1]) * PAGE
-    except (OSError, ValueError, IndexError):
-        return None, 0
-    seen = {worker, *others}
-    pending = _children(worker) + ([c for c in _children(fork_server) if c != worker] if fork_server else [])
-    while pending:
-        pid = pending.pop()
-        if pid in seen:
-            continue
-        seen.add(pid)
-        used += _proportional_size(pid)
-        pending += _children(pid)
-    return used, len(seen) - len(others)
-
-
 class _OutputDrain(threading.Thread):
     """Reads the worker's stdout+stderr, keeps the tail, and flags a flood."""
 
@@ -182,6 +131,8 @@ class Worker:
     _sock: socket.socket | None = None
     _drain: _OutputDrain | None = None
     _oom_before: int | None = None
+    _tree_asked: float = 0.0  # when the fork server was last asked for the tree's memory (container)
+    _tree_seen: tuple[int, int] | None = None
 
     def make_handle(self, ref: codec.Ref) -> RemoteHandle:
         return RemoteHandle(self, ref, ref.type_name)
@@ -226,6 +177,19 @@ class Worker:
             used, count = tree_memory(self.pid, self.zygote.pid, others=self.zygote.live - {self.pid})
             if used is None:
                 return
+            if self.zygote.attached:
+                # in the container the judge is another user than the workers: the kernel hides
+                # the children's smaps_rollup from it (each would count 0); the fork server, the
+                # workers' user and their subreaper, reads them. The worker's own resident size,
+                # which the judge reads itself, is a floor the fork server cannot lower.
+                now = time.monotonic()
+                if now - self._tree_asked >= 0.25:
+                    self._tree_asked = now
+                    seen, seen_count = self.zygote.tree_memory(self.pid)
+                    if seen is not None:
+                        self._tree_seen = (seen, seen_count)
+                if self._tree_seen is not None:
+                    used, count = max(used, self._tree_seen[0]), max(count, self._tree_seen[1])
             if used > self.limits.memory_bytes:
                 raise _Violation(f"memory limit {self.limits.memory_bytes / GiB:.1f} GiB exceeded "
                                  f"(resident {used / GiB:.1f} GiB over the worker's process tree of {count} "

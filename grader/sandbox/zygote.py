@@ -31,6 +31,7 @@ import socket
 import sys
 
 from grader.sandbox.cleanup import remove_tree
+from grader.sandbox.treemem import tree_memory
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
@@ -283,6 +284,15 @@ def main() -> None:
         elif op == "peak":
             answer = peak_memory(int(request["pid"]), bool(request.get("reset"))) if int(request["pid"]) in active \
                 else {"error": "not a worker of this fork server"}
+        elif op == "tree":
+            # the worker's tree as this process (the workers' user) sees it: in the container the
+            # judge is another user, and the kernel hides the children's smaps_rollup from it
+            pid = int(request["pid"])
+            if pid in active:
+                used, count = tree_memory(pid, os.getpid(), others=active - {pid})
+                answer = {"used": used, "count": count}
+            else:
+                answer = {"error": "not a worker of this fork server"}
         elif op == "exit":
             break
         else:

@@ -182,6 +182,21 @@ class Zygote:
             self._lose(str(exc) if isinstance(exc, ChannelClosed) and str(exc) else self._state() or "closed its channel")
             return {"error": f"the worker fork server {self.lost}"}
 
+    def tree_memory(self, pid: int) -> tuple[int | None, int]:
+        """(bytes, processes) over worker `pid`'s process tree, measured by the fork server (see
+        `grader.sandbox.treemem`); (None, 0) when it cannot answer or the worker is gone."""
+        if self.lost or self.ctrl is None:
+            return None, 0
+        try:
+            self.ctrl.send(json.dumps({"op": "tree", "pid": pid}).encode())
+            answer = self._answer(timeout=30)
+        except (ChannelClosed, OSError) as exc:
+            self._lose(str(exc) if isinstance(exc, ChannelClosed) and str(exc) else self._state() or "closed its channel")
+            return None, 0
+        if answer.get("used") is None:
+            return None, 0
+        return int(answer["used"]), int(answer.get("count", 1))
+
     def close(self, kill: bool = False) -> None:
         kill = kill or not self.ready  # still starting (importing torch): it has no workers to wait for
         if self.ctrl is not None:

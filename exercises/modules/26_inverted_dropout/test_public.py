@@ -1,0 +1,23 @@
+"""Public checks for 26_inverted_dropout: run them with `grader check 26`."""
+import torch
+
+from grader.testing import assert_shape, check
+
+
+@check("value")
+def test_train_zeros_and_scale(sub):
+    layer = sub.InvertedDropout(0.5)
+    out = layer(torch.ones(1000))
+    assert_shape(out, (1000,))
+    values = set(out.unique().tolist())
+    assert values <= {0.0, 2.0} and len(values) == 2, f"train output of ones with p=0.5 should be 0s and 2s, got {sorted(values)[:5]}"
+
+
+@check("mode")
+def test_eval_is_identity(sub):
+    layer = sub.InvertedDropout(0.5)
+    x = torch.randn(10, 4)
+    assert_shape(layer(x), (10, 4), what="train output")
+    assert not torch.equal(layer(x), x), "in train mode the layer must drop elements"
+    layer.eval()
+    assert torch.equal(layer(x), x), "in eval mode the layer must return x unchanged"

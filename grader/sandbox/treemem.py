@@ -1,0 +1,63 @@
+"""Resident memory over a worker's process tree, read from /proc.
+
+Used by the judge (the local runtime, where it may read its workers' /proc files) and by the fork
+server (in the container, where the judge runs as another user than the workers and the kernel
+hides their `smaps_rollup` from it: it would count every child of a worker as 0 bytes). Imports
+nothing heavy: the fork server imports it before forking workers.
+"""
+
+from __future__ import annotations
+
+import os
+
+PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as fh:
+                found += [int(c) for c in fh.read().split()]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _proportional_size(pid: int) -> int:
+    """Pss: pages shared with the worker (forked children share torch's) count in proportion."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as fh:
+            for line in fh:
+                if line.startswith("Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def tree_memory(worker: int, fork_server: int | None, others: set[int] | frozenset[int] = frozenset()
+                ) -> tuple[int | None, int]:
+    """(bytes, processes) of the worker and every process it started: its descendants, and the
+    fork server's other children (orphans reparent there: it is a child subreaper). The worker
+    counts its resident size, the others their proportional size. (None, 0) when the worker is
+    gone. `others`: the fork server's other live workers (a check's verifier), not counted."""
+    try:
+        with open(f"/proc/{worker}/statm") as fh:
+            used = int(fh.read().split()[1]) * PAGE
+    except (OSError, ValueError, IndexError):
+        return None, 0
+    seen = {worker, *others}
+    pending = _children(worker) + ([c for c in _children(fork_server) if c != worker] if fork_server else [])
+    while pending:
+        pid = pending.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        used += _proportional_size(pid)
+        pending += _children(pid)
+    return used, len(seen) - len(others)

@@ -1,0 +1,28 @@
+"""Classic (non-inverted) dropout: no scaling in training, x * (1 - p) at inference.
+
+Caught by: test_train_statistics, test_eval_identity
+"""
+from __future__ import annotations
+
+import torch
+from torch import Tensor, nn
+
+
+class InvertedDropout(nn.Module):
+    """Train: zero each element with prob p and scale survivors by 1/(1-p); eval or p == 0: identity; p == 1: zeros; 0 <= p <= 1 else ValueError."""
+
+    def __init__(self, p: float = 0.5) -> None:
+        super().__init__()
+        if not 0.0 <= p <= 1.0:
+            raise ValueError(f"dropout probability must be in [0, 1], got {p}")
+        self.p = p
+
+    def forward(self, x: Tensor) -> Tensor:
+        if not self.training:
+            return x * (1.0 - self.p)
+        if self.p == 0.0:
+            return x
+        if self.p == 1.0:
+            return torch.zeros_like(x)
+        keep = torch.rand_like(x) >= self.p  # torch's RNG, on x's device
+        return x * keep

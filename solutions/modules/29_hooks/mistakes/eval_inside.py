@@ -1,0 +1,50 @@
+"""Puts the model in eval mode to capture and calls model.train() afterwards: a model that was in
+eval mode (or had submodules in eval mode) comes back in train mode.
+
+Caught by: test_training_flags_unchanged
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import torch
+from torch import Tensor, nn
+
+
+def _named(model: nn.Module, layer_names: list[str]) -> dict[str, nn.Module]:
+    modules = dict(model.named_modules())
+    unknown = [name for name in layer_names if name not in modules]
+    if unknown:
+        raise KeyError(f"no submodule named {unknown}")
+    return {name: modules[name] for name in layer_names}
+
+
+def _run_hooked(model: nn.Module, layers: dict[str, nn.Module], run: Callable[[], Any], store: Callable[[str, Tensor], None]):
+    handles = []
+    try:
+        for name, layer in layers.items():
+            handles.append(layer.register_forward_hook(lambda m, args, out, name=name: store(name, out)))
+        return run()
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
+def capture_activations(model: nn.Module, x: Tensor, layer_names: list[str]) -> dict[str, Tensor]:
+    """Run model(x) once; return detached outputs of the named submodules; remove all hooks afterwards, even on exceptions; unknown names raise KeyError before running."""
+    layers = _named(model, layer_names)
+    captured: dict[str, Tensor] = {}
+    model.eval()
+    _run_hooked(model, layers, lambda: model(x), lambda name, out: captured.__setitem__(name, out.detach()))
+    model.train()
+    return captured
+
+
+def activation_grad_norms(model: nn.Module, x: Tensor, loss_fn: Callable[[Tensor], Tensor], layer_names: list[str]) -> dict[str, float]:
+    """L2 norm of dLoss/d(output) for each named submodule; parameter .grad fields are left exactly as found; hooks removed."""
+    layers = _named(model, layer_names)
+    outputs: dict[str, Tensor] = {}
+    loss = _run_hooked(model, layers, lambda: loss_fn(model(x)), outputs.__setitem__)
+    grads = torch.autograd.grad(loss, [outputs[name] for name in layer_names])
+    return {name: grad.norm().item() for name, grad in zip(layer_names, grads)}
