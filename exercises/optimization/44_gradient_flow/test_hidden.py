@@ -345,14 +345,24 @@ def _kaiming_calls(mod, depth, width):
             w = named.get(f"blocks.{i}.weight")
             if w is not None and t.data_ptr() == w.data_ptr() and t.shape == w.shape:
                 last[i] = (target.rsplit(".", 1)[-1], str(nonlin))
-    return last
+    x = torch.randn(3, width)
+    with torch.no_grad():
+        y = model(x)
+    state = {n: p.detach().clone() for n, p in named.items()}
+    return last, state, x, y.detach().clone() if isinstance(y, torch.Tensor) else type(y).__name__
 
 
 @check("api")
 def test_kaiming_relu_spy(sub):
     sub.static.require_implemented("make_deep_mlp")
     depth = 4
-    last = sub.probe(_kaiming_calls, sub, depth, 16)
+    last, state, x, y = sub.probe(_kaiming_calls, sub, depth, 16)
+    what = f"make_deep_mlp({depth}, 16, 'relu', residual=False, init='kaiming')"
+    assert isinstance(y, torch.Tensor) and all(f"blocks.{i}.bias" in state for i in range(depth)) and \
+        "head.weight" in state and "head.bias" in state, f"{what}: not a model of the contract's layout"
+    assert_close(y, _expected_forward(state, x, depth, "relu", False), atol=1e-5, rtol=1e-4,
+                 what=f"{what}: the output on a batch of 3")
+    assert not any(state[f"blocks.{i}.bias"].any() for i in range(depth)), f"{what}: the block biases are not zero"
     for i in range(depth):
         assert i in last, f"init='kaiming': no torch.nn.init.kaiming_* call initialised blocks.{i}.weight"
         fn, nonlin = last[i]
