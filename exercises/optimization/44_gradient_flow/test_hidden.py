@@ -306,12 +306,15 @@ def _grad_norm_probe(mod, x):
     torch.manual_seed(7)
     model = _Mixed()
     model(x).pow(2).sum().backward()
-    got = mod.layer_grad_norms(model)
     grads = {n: None if p.grad is None else p.grad.detach().clone() for n, p in probes.named_parameters(model).items()}
+    got = mod.layer_grad_norms(model)
+    after = {n: None if p.grad is None else p.grad.detach().clone() for n, p in probes.named_parameters(model).items()}
+    changed = sorted(n for n in grads if (grads[n] is None) != (after[n] is None)
+                     or (grads[n] is not None and not torch.equal(grads[n], after[n])))
     if not isinstance(got, dict):
-        return {"kind": type(got).__name__, "got": None, "grads": grads}
+        return {"kind": type(got).__name__, "got": None, "grads": grads, "changed": changed}
     return {"kind": "dict", "got": {str(k): (type(v).__name__, float(v) if isinstance(v, float) else None)
-                                    for k, v in got.items()}, "grads": grads}
+                                    for k, v in got.items()}, "grads": grads, "changed": changed}
 
 
 @check("value", weight=2)
@@ -327,6 +330,7 @@ def test_layer_grad_norms_keys_and_floats(sub):
         assert value is not None, f"layer_grad_norms[{name!r}] is a {kind}, expected a Python float"
         assert math.isclose(value, want[name], rel_tol=1e-5, abs_tol=1e-7), \
             f"layer_grad_norms[{name!r}] is {value:.6g}, expected the L2 norm of its .grad, {want[name]:.6g}"
+    assert not seen["changed"], f"layer_grad_norms changed the .grad of {seen['changed']}; it only reads them"
 
 
 def _kaiming_calls(mod, depth, width):
