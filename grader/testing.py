@@ -36,7 +36,7 @@ from grader.catalog import CHECK_KINDS
 __all__ = [
     "check", "requires_cuda", "reference", "assert_close", "assert_shape", "assert_dtype", "assert_device",
     "assert_tensor", "cuda_available", "base_state_dict", "base_named_parameters", "base_named_modules",
-    "base_load_state_dict", "graph_holders",
+    "base_load_state_dict", "graph_holders", "HOSTILE_KINDS", "hostile_logits", "torch_expected",
 ]
 
 
@@ -232,3 +232,68 @@ def graph_holders(sub: Any, *roots: Any) -> list[str]:
     from grader import probes
 
     return sub.probe(probes.graph_holders, sub, *roots)
+
+
+# --- numerically hostile inputs for activations and losses (built in the judge) ------------------
+
+HOSTILE_KINDS = ("large", "spread", "masked")
+
+
+def hostile_logits(kind: str, shape: tuple[int, ...] = (4, 7), *, dim: int = -1,
+                   dtype: torch.dtype = torch.float32, scale: float = 1000.0, seed: int = 0) -> torch.Tensor:
+    """Logits that break a naive `exp`/`log`, built in float64 from their own generator (`seed`;
+    the check's global RNG is not used) and cast once to `dtype` (float16 and bfloat16 included):
+
+    - "large": uniform in [-scale, scale]; `exp` overflows (float32 past 88, float16 past 11), so
+      softmax without max-subtraction gives nan/inf;
+    - "spread": in every slice along `dim`, one entry at +scale and the others near -scale; their
+      log-softmax is about -2 * scale, finite, where `log(softmax(x))` underflows to -inf;
+    - "masked": standard normal with about a third of the entries -inf (attention-style masks),
+      never a whole slice along `dim`; softmax is 0 there and log-softmax -inf.
+
+    Compare with `torch_expected(F.log_softmax, x, dim=...)` at the default tolerances."""
+    if kind not in HOSTILE_KINDS:
+        raise ValueError(f"unknown hostile kind {kind!r}: use one of {', '.join(HOSTILE_KINDS)}")
+    g = torch.Generator().manual_seed(seed)
+    f64 = torch.float64
+    dim = dim % len(shape)
+    one = list(shape)
+    one[dim] = 1
+    pick = torch.randint(0, shape[dim], one, generator=g)  # one entry per slice along dim
+    if kind == "large":
+        x = (torch.rand(shape, generator=g, dtype=f64) * 2 - 1) * scale
+    elif kind == "spread":
+        x = -scale + torch.randn(shape, generator=g, dtype=f64)
+        x = x.scatter(dim, pick, scale)
+    else:
+        x = torch.randn(shape, generator=g, dtype=f64)
+        masked = (torch.rand(shape, generator=g) < 1 / 3).scatter(dim, pick, False)
+        x = x.masked_fill(masked, float("-inf"))
+    return x.to(dtype)
+
+
+def torch_expected(fn: Any, *args: Any, dtype: torch.dtype | None = None, **kwargs: Any) -> Any:
+    """`fn(*args, **kwargs)` (torch's own function) computed with every floating tensor argument
+    upcast to float64, and each floating tensor of the result cast back to `dtype` (default: the
+    dtype of the first floating tensor argument): the expected value for a float16, bfloat16 or
+    float32 input, rounded once, which a candidate's answer in that dtype meets at the default
+    tolerances of `assert_close`. Integer and bool arguments (class targets, masks) pass as they are."""
+    floats = [a for a in [*args, *kwargs.values()] if isinstance(a, torch.Tensor) and a.is_floating_point()]
+    if dtype is None:
+        if not floats:
+            raise ValueError("torch_expected needs a floating tensor argument or an explicit dtype")
+        dtype = floats[0].dtype
+
+    def up(a: Any) -> Any:
+        return a.double() if isinstance(a, torch.Tensor) and a.is_floating_point() else a
+
+    def down(r: Any) -> Any:
+        if isinstance(r, torch.Tensor):
+            return r.to(dtype) if r.is_floating_point() else r
+        if isinstance(r, (tuple, list)):
+            return [down(v) for v in r] if isinstance(r, list) else tuple(down(v) for v in r)
+        return r
+
+    with torch.no_grad():
+        result = fn(*[up(a) for a in args], **{k: up(v) for k, v in kwargs.items()})
+    return down(result)

@@ -269,3 +269,36 @@ def test_train_steps_can_zero_grads_in_place():
     want = probes.train_steps(sgd, [w], lambda: (w * w).sum(), 3, set_to_none=False)
     assert all(torch.allclose(a[0], b[0]) for a, b in zip(fresh["params"], want["params"]))
     assert not torch.allclose(in_place["params"][2][0], want["params"][2][0])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16], ids=["fp32", "fp16", "bf16"])
+def test_hostile_logits_break_naive_code_and_torch_expected_rounds_once(dtype):
+    import torch.nn.functional as F
+
+    from grader.testing import assert_close, hostile_logits, torch_expected
+
+    large = hostile_logits("large", (3, 6), dtype=dtype)
+    assert large.dtype == dtype and large.shape == (3, 6) and large.abs().max() > 500
+    naive = large.exp() / large.exp().sum(-1, keepdim=True)
+    assert not torch.isfinite(naive).all()                      # exp overflows without max-subtraction
+    assert torch.equal(large, hostile_logits("large", (3, 6), dtype=dtype))   # its own seed, reproducible
+
+    spread = hostile_logits("spread", (5, 4), dim=0, dtype=dtype)
+    expected = torch_expected(F.log_softmax, spread, dim=0)
+    assert expected.dtype == dtype and torch.isfinite(expected).all() and expected.min() < -1900
+    assert (torch.log(F.softmax(spread.double(), dim=0)) == float("-inf")).any()
+    assert_close(torch_expected(F.softmax, spread, dim=0).sum(0), torch.ones(4, dtype=dtype))
+
+    masked = hostile_logits("masked", (6, 5), dtype=dtype)
+    inf = masked == float("-inf")
+    assert inf.any() and not inf.all(-1).any()                  # masks, never a whole slice
+    probs = torch_expected(F.softmax, masked, dim=-1)
+    assert torch.equal(probs[inf], torch.zeros(int(inf.sum()), dtype=dtype))
+    assert_close(probs, F.softmax(masked.float(), dim=-1).to(dtype))
+    assert_close(torch_expected(F.log_softmax, masked, dim=-1), F.log_softmax(masked.float(), -1).to(dtype))
+
+    targets = torch.tensor([0, 2, 1, 4, 3, 0])
+    loss = torch_expected(F.cross_entropy, masked.masked_fill(inf, -30.0), targets)
+    assert loss.dtype == dtype and loss.shape == ()             # integer targets pass unchanged
+    with pytest.raises(ValueError, match="unknown hostile kind"):
+        hostile_logits("huge")

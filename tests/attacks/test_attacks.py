@@ -288,6 +288,11 @@ HIDDEN = [
     Attack("sparse_bomb", {"*": r"a sparse tensor of shape \(40000, 40000\), whose dense form would take 6\.0 GiB|"
                                 r"NotImplementedError|stale handle|is no longer running"},
            exercise="09_sparse_adjacency", passes=frozenset({"test_sparse_layout_coalesced"})),
+    # A one-Linear model whose state_dict, named_parameters, parameters, named_modules, children and
+    # load_state_dict show decoy hidden layers: it earns what the same model without decoys earns
+    # (the two shape checks), as the checks read torch's registries and the real forward.
+    Attack("decoy_layers", {"test_registered_layers": r"state_dict has no \['layers\.0\.weight', 'layers\.1\.weight'\]"},
+           exercise="18_custom_mlp_module", passes=frozenset({"test_forward_shape", "test_output_shapes"})),
 ]
 
 
@@ -482,13 +487,23 @@ def _terminal(run) -> str:
     return console.file.getvalue()
 
 
+def _containers_left(run_id: str) -> list[str]:
+    """This batch's containers still present, named with the candidate they graded."""
+    from grader.image import docker_client
+    from grader.runtimes.docker import LABEL
+
+    return [f"{c.name} ({c.labels.get(f'{LABEL}.candidate')})"
+            for c in docker_client().containers.list(all=True, filters={"label": f"{LABEL}.run={run_id}"})]
+
+
 def _run_batch(runtime: str, paths: list[Path], dest: Path, *, visibility: str, timeout_s: float | None,
                limits: Limits, env: dict[str, str] | None = None, exercises: list[str] | None = None,
                listeners: _Listeners | None = None) -> Batch:
     for marker in MARKERS:
         Path(marker).unlink(missing_ok=True)
     memory = _JudgeMemory()
-    options = {"image": IMAGE, "gpus": "none"} if runtime == "docker" else {}
+    run_id = f"attacks-{uuid.uuid4().hex[:8]}"  # this batch's containers, and no one else's
+    options = {"image": IMAGE, "gpus": "none", "run_id": run_id} if runtime == "docker" else {}
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("GRADER_TEST_SECRET", SECRET)  # in the grader's environment: it must reach no worker, no report
         for key, value in (env or {}).items():
@@ -499,7 +514,8 @@ def _run_batch(runtime: str, paths: list[Path], dest: Path, *, visibility: str, 
                 "leftover_processes": _ax_processes(), "written_markers": _write_outside_markers(dest),
                 "filled": glob.glob("/tmp/grader-*/**/fill0.bin", recursive=True),
                 "deep_chains": glob.glob("/tmp/grader-*/**/w*/d/d/d"), "sysv_left": _sysv_objects(),
-                "markers": {m: Path(m).read_text(errors="replace") for m in MARKERS if os.path.exists(m)}}
+                "markers": {m: Path(m).read_text(errors="replace") for m in MARKERS if os.path.exists(m)},
+                "containers_left": _containers_left(run_id) if runtime == "docker" else []}
     memory.close()
     for marker in MARKERS:
         Path(marker).unlink(missing_ok=True)
@@ -708,14 +724,9 @@ def test_nothing_is_left_behind(runtime, request, batches):
     assert batch.evidence["judges"] or runtime == "docker", "no judge was seen running"
     alive = [pid for pid in batch.evidence["judges"] if os.path.exists(f"/proc/{pid}")]
     assert alive == [], f"judges still running: {alive}"
-    if runtime == "docker":
-        from grader.image import docker_client
-        from grader.runtimes.docker import LABEL
-
-        ours = {a.name for a in MAIN} | {"link_out"}
-        left = [c.name for c in docker_client().containers.list(all=True, filters={"label": LABEL})
-                if c.labels.get(f"{LABEL}.candidate") in ours]
-        assert left == [], left
+    # only this batch's containers (its run label): other graders, or an earlier run killed
+    # half-way, may have containers of their own on the same daemon
+    assert batch.evidence["containers_left"] == [], batch.evidence["containers_left"]
     TALLY[(runtime, "nothing left running")] = "contained"
 
 

@@ -6,7 +6,9 @@ from grader.testing import assert_shape, check
 
 @check("state")
 def test_named_mlp_names(sub):
-    names = [name for name, _ in sub.named_mlp([4, 8, 2]).named_children()]
+    from grader import probes  # torch's registry of children, not an overridable named_children
+
+    names = [name for name, _ in sub.probe(probes.named_children, sub.named_mlp([4, 8, 2]))]
     assert names == ["fc1", "act1", "fc2"], f"named_mlp([4, 8, 2]) has children {names}"
 
 

@@ -1,0 +1,26 @@
+"""Hands the targets to F.binary_cross_entropy_with_logits as they came: float targets work, but
+int64 targets fail ("result type Float can't be cast to Long") and bool ones too.
+
+Caught by: test_target_dtypes, test_pos_weight
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+
+
+def binary_loss(logits, targets, pos_weight=None):
+    if logits.shape != targets.shape:
+        if logits.dim() == targets.dim() + 1 and logits.shape[-1] == 1 and logits.shape[:-1] == targets.shape:
+            logits = logits.squeeze(-1)
+        elif targets.dim() == logits.dim() + 1 and targets.shape[-1] == 1 and targets.shape[:-1] == logits.shape:
+            targets = targets.squeeze(-1)
+        else:
+            raise ValueError("shape mismatch")
+    if pos_weight is not None:
+        pos_weight = pos_weight.to(device=logits.device, dtype=logits.dtype)
+    return F.binary_cross_entropy_with_logits(logits, targets, pos_weight=pos_weight)
+
+
+def multilabel_predict(logits, threshold=0.5):
+    return torch.sigmoid(logits) >= threshold
