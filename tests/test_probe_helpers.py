@@ -302,3 +302,20 @@ def test_hostile_logits_break_naive_code_and_torch_expected_rounds_once(dtype):
     assert loss.dtype == dtype and loss.shape == ()             # integer targets pass unchanged
     with pytest.raises(ValueError, match="unknown hostile kind"):
         hostile_logits("huge")
+
+
+def test_replace_fakes_a_return_value_records_calls_and_restores(subject):
+    def faked(mod):
+        import torch.cuda
+        from torch.cuda import is_available
+
+        namespace = type("M", (), {})()
+        namespace.is_available = is_available  # a name imported directly, as a candidate's module would
+        before = torch.cuda.is_available()
+        with probes.replace("torch.cuda.is_available", returns=True, module=namespace) as seen:
+            inside = (torch.cuda.is_available(), namespace.is_available())
+        return before, inside, seen.count("torch.cuda.is_available"), torch.cuda.is_available is is_available
+
+    before, inside, calls, restored = _probe(subject, faked, subject)
+    assert inside == (True, True) and calls == 2 and restored
+    assert before is torch.cuda.is_available()
