@@ -557,3 +557,12 @@ def replace(*targets: str, returns: Any, module: Any = None) -> _Patch:
     patch = _Patch(targets, module, make)
     recorder = patch.recorder
     return patch
+
+
+def substitute(target: str, replacement: Any, module: Any = None) -> _Patch:
+    """Put `replacement` (a function, a class, any object) in place of `target` for the length of
+    a `with` block, and restore the original after it: a fake `torch.cuda.Event` class on a CPU
+    host, say, whose methods write what the code did into a log the probe returns. Names the
+    candidate's module imported directly are replaced too (`module=`). Nothing is recorded: the
+    replacement does its own bookkeeping."""
+    return _Patch((target,), module, lambda name, original: replacement)

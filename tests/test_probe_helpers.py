@@ -319,3 +319,25 @@ def test_replace_fakes_a_return_value_records_calls_and_restores(subject):
     before, inside, calls, restored = _probe(subject, faked, subject)
     assert inside == (True, True) and calls == 2 and restored
     assert before is torch.cuda.is_available()
+
+
+def test_substitute_installs_an_object_and_restores_it(subject):
+    def faked(mod):
+        import torch.cuda
+
+        log = []
+
+        class FakeEvent:
+            def __init__(self, enable_timing=False):
+                log.append(("init", enable_timing))
+
+            def record(self):
+                log.append("record")
+
+        original = torch.cuda.Event
+        with probes.substitute("torch.cuda.Event", FakeEvent):
+            torch.cuda.Event(enable_timing=True).record()
+        return log, torch.cuda.Event is original
+
+    log, restored = _probe(subject, faked, subject)
+    assert log == [("init", True), "record"] and restored
