@@ -64,6 +64,14 @@ def test_numpy_dtypes_devices_sizes():
     assert back[2:] == [torch.float16, torch.device("cpu"), torch.Size([2, 3])]
 
 
+def test_numpy_scalars_and_0d_arrays_keep_their_shape():
+    """A numpy scalar came back as a 1-element 1-d array (np.ascontiguousarray is at least 1-d)."""
+    scalar, zero_d, fortran = roundtrip([np.int64(4), np.array(2.5), np.asfortranarray(np.arange(6).reshape(2, 3))])
+    assert type(scalar) is np.int64 and scalar == 4
+    assert isinstance(zero_d, np.ndarray) and zero_d.shape == () and zero_d == 2.5
+    assert fortran.shape == (2, 3) and (fortran == np.arange(6).reshape(2, 3)).all()
+
+
 def test_sparse_and_meta_tensors():
     sp = torch.sparse_coo_tensor([[0, 1], [1, 0]], [1.0, 2.0], (2, 2), check_invariants=True)
     back = roundtrip(sp)

@@ -131,8 +131,9 @@ class Encoder:
     def _ndarray(self, arr: np.ndarray) -> dict:
         if arr.dtype.kind not in _NUMPY_KINDS or arr.dtype.hasobject:
             return self._ref(arr)
-        arr = np.ascontiguousarray(arr)
-        return {"ndarray": self._buffer(arr.tobytes()), "dtype": arr.dtype.str, "shape": list(arr.shape)}
+        # tobytes(order="C") keeps a 0-d array 0-d (np.ascontiguousarray made it 1-d: a numpy
+        # scalar reached the judge as a 1-element array)
+        return {"ndarray": self._buffer(arr.tobytes(order="C")), "dtype": arr.dtype.str, "shape": list(arr.shape)}
 
     def _tensor(self, t: torch.Tensor, depth: int) -> dict:
         device = str(t.device)
