@@ -9,6 +9,7 @@ nothing heavy: the fork server imports it before forking workers.
 from __future__ import annotations
 
 import os
+import time
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -40,12 +41,18 @@ def _proportional_size(pid: int) -> int:
     return 0
 
 
-def tree_memory(worker: int, fork_server: int | None, others: set[int] | frozenset[int] = frozenset()
-                ) -> tuple[int | None, int]:
+def tree_memory(worker: int, fork_server: int | None, others: set[int] | frozenset[int] = frozenset(),
+                budget_s: float = 0.5) -> tuple[int | None, int]:
     """(bytes, processes) of the worker and every process it started: its descendants, and the
     fork server's other children (orphans reparent there: it is a child subreaper). The worker
     counts its resident size, the others their proportional size. (None, 0) when the worker is
-    gone. `others`: the fork server's other live workers (a check's verifier), not counted."""
+    gone. `others`: the fork server's other live workers (a check's verifier), not counted.
+
+    `budget_s`: past it, processes are still counted but their memory is no longer read. Reading
+    `smaps_rollup` waits for the process's memory map lock, which a process that forks in a loop
+    (a fork bomb: each fork copies the map, and fails only at the pids limit afterwards) holds
+    most of the time: unbounded, one reading took longer than the check's time limit."""
+    deadline = time.monotonic() + budget_s
     try:
         with open(f"/proc/{worker}/statm") as fh:
             used = int(fh.read().split()[1]) * PAGE
@@ -58,6 +65,7 @@ def tree_memory(worker: int, fork_server: int | None, others: set[int] | frozens
         if pid in seen:
             continue
         seen.add(pid)
-        used += _proportional_size(pid)
+        if time.monotonic() < deadline:
+            used += _proportional_size(pid)
         pending += _children(pid)
     return used, len(seen) - len(others)

@@ -245,6 +245,7 @@ def main() -> None:
             break
         request = json.loads(msg)
         op = request.get("op")
+        rid = request.get("id")  # echoed: the judge drops an answer it stopped waiting for
         if op == "fork":
             pid = _fork_worker(ctrl, {**request, "scratch_root": scratch_root}, list(fds))
             active.add(pid)
@@ -257,7 +258,7 @@ def main() -> None:
                 # The judge does not need how it ended: answer now and reap while the judge moves
                 # on. Requests are served in order, so the reaping (strays included) is done before
                 # the next worker is forked.
-                ctrl.send(json.dumps({"exit": None, "detached": True}).encode())
+                ctrl.send(json.dumps({"exit": None, "detached": True, "id": rid}).encode())
             try:
                 _, status = os.waitpid(pid, 0)
                 answer = describe_status(status)
@@ -297,6 +298,7 @@ def main() -> None:
             break
         else:
             answer = {"error": f"unknown op {op!r}"}
+        answer["id"] = rid
         ctrl.send(json.dumps(answer).encode())
     for pid in list(active) + _stray_children(set()):
         try:

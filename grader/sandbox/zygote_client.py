@@ -14,6 +14,10 @@ import time
 from grader.sandbox.protocol import ChannelClosed
 
 
+class AnswerLate(ChannelClosed):
+    """The fork server looks alive but has not answered yet (busy: a tree walk, a reaping)."""
+
+
 def scrubbed_env(scratch_root: str) -> dict[str, str]:
     """The worker's environment: nothing of the judge's (no secrets), only what torch needs."""
     env = {
@@ -60,6 +64,17 @@ class Zygote:
         if attach_fd is not None:
             self.ctrl = socket.socket(fileno=attach_fd)
         self._log = tempfile.TemporaryFile()
+        self._seq = 0  # request ids: an answer to a request given up on is dropped when it comes
+
+    def _send(self, request: dict, fds: list[int] | None = None) -> int:
+        assert self.ctrl is not None
+        self._seq += 1
+        data = json.dumps({**request, "id": self._seq}).encode()
+        if fds:
+            socket.send_fds(self.ctrl, [data], fds)
+        else:
+            self.ctrl.send(data)
+        return self._seq
 
     def start(self) -> None:
         if self.attached:
@@ -90,13 +105,15 @@ class Zygote:
             return "was killed"
         return None
 
-    def _answer(self, timeout: float) -> dict:
+    def _answer(self, timeout: float, want: int | None = None) -> dict:
+        """The next answer (to request `want`: earlier answers, to requests given up on, are
+        dropped); AnswerLate after `timeout` s, ChannelClosed when the fork server is stopped or gone."""
         assert self.ctrl is not None
         deadline = time.monotonic() + timeout
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise ChannelClosed(f"did not answer within {timeout:g} s")
+                raise AnswerLate(f"did not answer within {timeout:g} s")
             self.ctrl.settimeout(min(remaining, 0.25))
             try:
                 data = self.ctrl.recv(65536)
@@ -109,7 +126,10 @@ class Zygote:
                 raise ChannelClosed(str(exc)) from None
             if not data:
                 raise ChannelClosed(self._state() or "was killed")
-            return json.loads(data)
+            answer = json.loads(data)
+            if want is not None and isinstance(answer, dict) and answer.get("id") != want:
+                continue
+            return answer
 
     def _lose(self, why: str) -> None:
         if self.lost is None:
@@ -145,8 +165,8 @@ class Zygote:
             self.ensure_ready()
             try:
                 assert self.ctrl is not None
-                socket.send_fds(self.ctrl, [json.dumps({"op": "fork", **config}).encode()], fds)
-                pid = int(self._answer(timeout=30)["pid"])
+                rid = self._send({"op": "fork", **config}, fds)
+                pid = int(self._answer(timeout=30, want=rid)["pid"])
                 self.live.add(pid)
                 return pid
             except (ChannelClosed, OSError) as exc:
@@ -164,8 +184,8 @@ class Zygote:
             return {"exit": None, "zygote_lost": self.lost}
         try:
             assert self.ctrl is not None
-            self.ctrl.send(json.dumps({"op": "wait", "pid": pid, **({"detach": True} if detach else {})}).encode())
-            return self._answer(timeout=30)
+            rid = self._send({"op": "wait", "pid": pid, **({"detach": True} if detach else {})})
+            return self._answer(timeout=30, want=rid)
         except (ChannelClosed, OSError, AssertionError) as exc:
             self._lose(str(exc) if isinstance(exc, ChannelClosed) and str(exc) else self._state() or "closed its channel")
             return {"exit": None, "zygote_lost": self.lost}
@@ -176,20 +196,24 @@ class Zygote:
         if self.lost or self.ctrl is None:
             return {"error": f"the worker fork server {self.lost or 'is not running'}"}
         try:
-            self.ctrl.send(json.dumps({"op": "peak", "pid": pid, "reset": reset}).encode())
-            return self._answer(timeout=30)
+            rid = self._send({"op": "peak", "pid": pid, "reset": reset})
+            return self._answer(timeout=30, want=rid)
         except (ChannelClosed, OSError) as exc:
             self._lose(str(exc) if isinstance(exc, ChannelClosed) and str(exc) else self._state() or "closed its channel")
             return {"error": f"the worker fork server {self.lost}"}
 
     def tree_memory(self, pid: int) -> tuple[int | None, int]:
         """(bytes, processes) over worker `pid`'s process tree, measured by the fork server (see
-        `grader.sandbox.treemem`); (None, 0) when it cannot answer or the worker is gone."""
+        `grader.sandbox.treemem`); (None, 0) when it cannot answer or the worker is gone. Asked
+        while a check runs, so it waits 2 s at most: a busy fork server must not hold the check
+        past its time limit (its late answer is dropped)."""
         if self.lost or self.ctrl is None:
             return None, 0
         try:
-            self.ctrl.send(json.dumps({"op": "tree", "pid": pid}).encode())
-            answer = self._answer(timeout=30)
+            rid = self._send({"op": "tree", "pid": pid})
+            answer = self._answer(timeout=2, want=rid)
+        except AnswerLate:
+            return None, 0
         except (ChannelClosed, OSError) as exc:
             self._lose(str(exc) if isinstance(exc, ChannelClosed) and str(exc) else self._state() or "closed its channel")
             return None, 0
