@@ -535,3 +535,34 @@ def capture_warnings() -> _CaptureWarnings:
     block is named in `tampered`; checks that rely on the absence of a warning must require it
     to be empty. (A replacement left behind after the block also trips the worker's tamper guard.)"""
     return _CaptureWarnings()
+
+
+# --- faking what the machine has ------------------------------------------------------------------
+
+def replace(*targets: str, returns: Any, module: Any = None) -> _Patch:
+    """Like `spy`, but each call of `targets` returns `returns` instead of running the target: a
+    CPU host made to look like a CUDA one (`torch.cuda.is_available` -> True) or the reverse.
+    Calls are recorded; everything is restored when the block ends.
+
+        with probes.replace("torch.cuda.is_available", returns=True, module=mod) as seen:
+            device = mod.pick_device()
+        return str(device), seen.count()
+    """
+    def make(target: str, original: Any) -> Callable:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            recorder.calls.append((target, args, kwargs))
+            return returns
+        return wrapper
+
+    patch = _Patch(targets, module, make)
+    recorder = patch.recorder
+    return patch
+
+
+def substitute(target: str, replacement: Any, module: Any = None) -> _Patch:
+    """Put `replacement` (a function, a class, any object) in place of `target` for the length of
+    a `with` block, and restore the original after it: a fake `torch.cuda.Event` class on a CPU
+    host, say, whose methods write what the code did into a log the probe returns. Names the
+    candidate's module imported directly are replaced too (`module=`). Nothing is recorded: the
+    replacement does its own bookkeeping."""
+    return _Patch((target,), module, lambda name, original: replacement)

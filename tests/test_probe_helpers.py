@@ -302,3 +302,42 @@ def test_hostile_logits_break_naive_code_and_torch_expected_rounds_once(dtype):
     assert loss.dtype == dtype and loss.shape == ()             # integer targets pass unchanged
     with pytest.raises(ValueError, match="unknown hostile kind"):
         hostile_logits("huge")
+
+
+def test_replace_fakes_a_return_value_records_calls_and_restores(subject):
+    def faked(mod):
+        import torch.cuda
+        from torch.cuda import is_available
+
+        namespace = type("M", (), {})()
+        namespace.is_available = is_available  # a name imported directly, as a candidate's module would
+        before = torch.cuda.is_available()
+        with probes.replace("torch.cuda.is_available", returns=True, module=namespace) as seen:
+            inside = (torch.cuda.is_available(), namespace.is_available())
+        return before, inside, seen.count("torch.cuda.is_available"), torch.cuda.is_available is is_available
+
+    before, inside, calls, restored = _probe(subject, faked, subject)
+    assert inside == (True, True) and calls == 2 and restored
+    assert before is torch.cuda.is_available()
+
+
+def test_substitute_installs_an_object_and_restores_it(subject):
+    def faked(mod):
+        import torch.cuda
+
+        log = []
+
+        class FakeEvent:
+            def __init__(self, enable_timing=False):
+                log.append(("init", enable_timing))
+
+            def record(self):
+                log.append("record")
+
+        original = torch.cuda.Event
+        with probes.substitute("torch.cuda.Event", FakeEvent):
+            torch.cuda.Event(enable_timing=True).record()
+        return log, torch.cuda.Event is original
+
+    log, restored = _probe(subject, faked, subject)
+    assert log == [("init", True), "record"] and restored

@@ -1,0 +1,345 @@
+"""Hidden checks for 70_gpu_benchmarking.
+
+What the candidate's benchmark reports is its own measurement, so every figure is held against
+what the judge knows: the sleep each call really takes (`time.sleep` never returns early, and the
+worker's guard watches `time`) and, from above, the judge's own clock around the whole call
+(`sub.timed`): a benchmark cannot report more time than it took. The CUDA path is graded on a CPU
+host by faking CUDA (`probes.replace` / `probes.substitute`: `synchronize`, `Event` and
+`current_stream` write into one log with the calls of `fn` and of the clocks), and the order of
+that log is checked; on a GPU host `@requires_cuda` checks time `torch.cuda._sleep` kernels.
+"""
+import pytest
+import torch
+
+from grader.testing import check, requires_cuda
+
+KEYS = {"mean_ms", "median_ms", "min_ms"}
+CUDA_CALLS = ("torch.cuda._lazy_init", "torch.cuda.init", "torch.cuda.synchronize", "torch.cuda.Event",
+              "torch.cuda.current_stream", "torch.cuda.current_device", "torch.cuda.set_device",
+              "torch.cuda.empty_cache", "torch.cuda.reset_peak_memory_stats", "torch.cuda.max_memory_allocated",
+              "torch.cuda.memory_allocated", "torch.cuda.Stream", "torch.accelerator.synchronize")
+
+
+def _stats(result, what):
+    """The answer's three figures, after checking its type: a dict of exactly KEYS, real numbers."""
+    assert isinstance(result, dict), f"{what} returned {type(result).__name__}, not a dict"
+    assert set(result) == KEYS, f"{what} returned the keys {sorted(result)}, expected {sorted(KEYS)}"
+    for key, value in result.items():
+        assert isinstance(value, (int, float)) and not isinstance(value, bool), \
+            f"{what}[{key!r}] is {type(value).__name__}, expected a Python float"
+        assert value == value and value >= 0, f"{what}[{key!r}] = {value}"
+    return result["mean_ms"], result["median_ms"], result["min_ms"]
+
+
+def _sleeper(mod, schedule_ms, warmup, iters, device="cpu"):
+    """benchmark over fn = the k-th call sleeps schedule_ms[k] (the last entry repeats)."""
+    import time
+
+    calls = []
+
+    def fn():
+        calls.append(len(calls))
+        time.sleep(schedule_ms[min(len(calls) - 1, len(schedule_ms) - 1)] / 1000.0)
+
+    result = mod.benchmark(fn, warmup=warmup, iters=iters, device=device)
+    return result, len(calls)
+
+
+def _measure(sub, schedule_ms, warmup, iters, what, fits):
+    """Up to three timed runs of benchmark over `_sleeper`: a loaded machine stretches sleeps, so
+    an upper bound may fail a correct answer once; a wrong timing (warmup timed, a bad median)
+    fails every run. Returns the first run whose (mean, median, min) `fits` accepts, else the last."""
+    for _ in range(3):
+        (result, calls), elapsed = sub.timed(_sleeper, sub, schedule_ms, warmup, iters)
+        figures = _stats(result, what)
+        if fits(*figures):
+            break
+    return figures, calls, elapsed
+
+
+def _within_judge_clock(mean, iters, elapsed, what):
+    # the judge's clock ran around the whole call: iters timed calls cannot add up to more
+    assert mean * iters <= elapsed * 1000.0 + 0.5, (
+        f"{what} reports mean_ms={mean:.3f} over {iters} calls = {mean * iters:.1f} ms, but the whole "
+        f"call took {elapsed * 1000:.1f} ms on the judge's clock")
+
+
+@check("api")
+@pytest.mark.parametrize("warmup, iters", [(3, 7), (0, 4), (5, 1), (None, None)], ids=["3+7", "0+4", "5+1", "defaults"])
+def test_call_count(sub, warmup, iters):
+    def count(mod, warmup, iters):
+        calls = []
+        fn = lambda: calls.append(1)  # noqa: E731
+        result = mod.benchmark(fn) if warmup is None else mod.benchmark(fn, warmup=warmup, iters=iters)
+        return result, len(calls)
+
+    result, calls = sub.probe(count, sub, warmup, iters)
+    asked = "the defaults" if warmup is None else f"warmup={warmup}, iters={iters}"
+    want = 5 + 50 if warmup is None else warmup + iters
+    _stats(result, f"benchmark(fn) with {asked}")
+    assert calls == want, f"fn was called {calls} times with {asked}; expected {want}"
+
+
+@check("value")
+def test_keys_and_order(sub):
+    result, calls = sub.probe(_sleeper, sub, [0.0], 1, 6)
+    mean, median, low = _stats(result, "benchmark(fn, warmup=1, iters=6)")
+    assert calls == 7, f"fn was called {calls} times, expected 7"
+    assert low <= median and low <= mean, f"min_ms={low} is above median_ms={median} or mean_ms={mean}"
+
+
+@check("value", weight=2)
+def test_sleep_statistics(sub):
+    # fn = time.sleep(0.002): each call takes at least 2 ms; the median stays below 4 ms unless
+    # the timing is wrong (a machine under load stretches a few calls, not the median)
+    (mean, median, low), calls, elapsed = _measure(sub, [2.0], 2, 20, "benchmark(lambda: time.sleep(0.002), warmup=2, iters=20)",
+                                                   lambda mean, median, low: median <= 4.0)
+    assert calls == 22, f"fn was called {calls} times, expected 22"
+    assert 1.9 <= low <= median <= 4.0, f"per call in ms: min {low:.3f}, median {median:.3f}; expected 2-4 ms per call"
+    assert mean >= 1.9, f"mean_ms={mean:.3f} for calls that each sleep 2 ms"
+    _within_judge_clock(mean, 20, elapsed, "benchmark(sleep 2 ms)")
+
+
+@check("value", weight=2)
+def test_per_call_statistics(sub):
+    # the timed calls sleep 1, 1, 4, 1, 1 ms: median ~1, mean ~1.6, min ~1
+    (mean, median, low), calls, elapsed = _measure(sub, [0.0, 1.0, 1.0, 4.0, 1.0, 1.0], 1, 5, "benchmark(fn, warmup=1, iters=5)",
+                                                   lambda mean, median, low: low <= 2.5 and median <= 2.5)
+    assert calls == 6, f"fn was called {calls} times, expected 6"
+    assert 0.95 <= low <= 2.5, f"min_ms={low:.3f} for timed calls of 1, 1, 4, 1, 1 ms"
+    assert 0.95 <= median <= 2.5, f"median_ms={median:.3f} for timed calls of 1, 1, 4, 1, 1 ms (the middle of the sorted times)"
+    assert 1.5 <= mean, f"mean_ms={mean:.3f} for timed calls of 1, 1, 4, 1, 1 ms (expected about 1.6)"
+    _within_judge_clock(mean, 5, elapsed, "benchmark(1, 1, 4, 1, 1 ms)")
+
+
+@check("value")
+def test_warmup_not_timed(sub):
+    # the two warmup calls sleep 25 ms each, the timed ones 1 ms: none of the 25 ms may show (timed
+    # warmup gives a mean of 7 ms or more; a loaded machine stretches a 1 ms sleep by far less)
+    (mean, median, low), calls, elapsed = _measure(sub, [25.0, 25.0, 1.0], 2, 6, "benchmark(fn, warmup=2, iters=6)",
+                                                   lambda mean, median, low: median <= 3.0 and mean <= 5.0)
+    assert calls == 8, f"fn was called {calls} times, expected 8"
+    assert 0.95 <= low and median <= 3.0 and mean <= 5.0, (
+        f"mean_ms={mean:.3f}, median_ms={median:.3f} for timed calls of 1 ms after two 25 ms warmup "
+        f"calls: the warmup calls were timed")
+    _within_judge_clock(mean, 6, elapsed, "benchmark(warmup 25 ms, 1 ms)")
+
+
+def _clocks(mod):
+    """Which clocks benchmark reads (spied, any import style) and which it must not."""
+    import time
+
+    from grader import probes
+
+    bad = ("time.time", "time.time_ns", "time.process_time", "time.process_time_ns")
+    with probes.spy("time.perf_counter", "time.perf_counter_ns", "timeit.default_timer", module=mod) as good, \
+            probes.spy(*bad, module=mod) as wrong:
+        result = mod.benchmark(lambda: time.sleep(0.001), warmup=1, iters=3)
+    return result, good.names(), wrong.names()
+
+
+def _static_bad_clocks(static):
+    found = []
+    for name in ("time.time", "time.time_ns", "time.process_time", "time.process_time_ns"):
+        found += [f"{name} (line {line})" for line in static.uses(name)]
+    return found
+
+
+@check("api", weight=2)
+def test_uses_perf_counter(sub):
+    sub.static.require_implemented("benchmark")
+    result, good, wrong = sub.probe(_clocks, sub)
+    mean, median, low = _stats(result, "benchmark(lambda: time.sleep(0.001), warmup=1, iters=3)")
+    assert low >= 0.95, f"min_ms={low:.3f} for calls that sleep 1 ms"
+    assert not wrong, f"benchmark read {sorted(set(wrong))}: time with time.perf_counter (or perf_counter_ns)"
+    assert not _static_bad_clocks(sub.static), \
+        f"the code refers to {_static_bad_clocks(sub.static)}: time with time.perf_counter (or perf_counter_ns)"
+    assert len(good) >= 2, f"on the CPU benchmark read time.perf_counter/perf_counter_ns {len(good)} times"
+
+
+@check("device")
+def test_cpu_path_leaves_cuda_alone(sub):
+    # On a CPU-only build CUDA is never initialised, so CUDA is made to look available and every
+    # torch.cuda call (but is_available/device_count) is forbidden and recorded.
+    def cpu_path(mod, calls):
+        import time
+
+        from grader import probes
+
+        results = []
+        with probes.replace("torch.cuda.is_available", returns=True, module=mod), \
+                probes.forbid(*calls, module=mod) as touched:
+            for device in ("cpu", torch.device("cpu")):
+                try:
+                    results.append(mod.benchmark(lambda: time.sleep(0.0005), warmup=1, iters=3, device=device))
+                except probes.ForbiddenAPIError:
+                    results.append(None)
+        return results, touched.names(), torch.cuda.is_initialized()
+
+    results, touched, initialised = sub.probe(cpu_path, sub, CUDA_CALLS)
+    for result in results:
+        if result is not None:
+            _stats(result, "benchmark(fn, device='cpu')")
+    assert not touched, f"with device='cpu' benchmark called {sorted(set(touched))} (CUDA looked available)"
+    assert None not in results and not initialised, "the CPU path used CUDA"
+
+
+def _fake_cuda(mod, warmup, iters, device):
+    """benchmark(fn, device='cuda') on a CPU host with CUDA faked: returns the log of what ran,
+    in order: F (fn), S (a synchronisation), C (a clock read), R (Event.record), E (elapsed_time),
+    and any call that would initialise real CUDA."""
+    import time
+    import timeit
+
+    from grader import probes
+
+    log = []
+    clock = time.perf_counter
+
+    def sync(*args, **kwargs):
+        log.append("S")
+
+    class FakeEvent:
+        def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+            self.at, self.timing = None, enable_timing is True
+
+        def record(self, stream=None):
+            log.append("R")
+            self.at = clock()
+
+        def synchronize(self):
+            log.append("S")
+
+        def query(self):
+            return True
+
+        def wait(self, stream=None):
+            pass
+
+        def elapsed_time(self, end):
+            log.append("E")
+            if not (self.timing and end.timing):  # as torch.cuda.Event does
+                raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
+            if self.at is None or end.at is None:
+                raise RuntimeError("elapsed_time of an event that was never recorded")
+            return (end.at - self.at) * 1000.0
+
+    class FakeStream:
+        synchronize = staticmethod(sync)
+
+        def wait_stream(self, other):
+            pass
+
+        def record_event(self, event=None):
+            event = event or FakeEvent(enable_timing=True)
+            event.record()
+            return event
+
+    def timer(original):
+        def read():
+            log.append("C")
+            return original()
+        return read
+
+    def fn():
+        log.append("F")
+
+    with probes.replace("torch.cuda.is_available", returns=True, module=mod), \
+            probes.substitute("torch.cuda.synchronize", sync, module=mod), \
+            probes.substitute("torch.accelerator.synchronize", sync, module=mod), \
+            probes.substitute("torch.cuda.Event", FakeEvent, module=mod), \
+            probes.replace("torch.cuda.current_stream", returns=FakeStream(), module=mod), \
+            probes.replace("torch.cuda.default_stream", returns=FakeStream(), module=mod), \
+            probes.substitute("time.perf_counter", timer(time.perf_counter), module=mod), \
+            probes.substitute("time.perf_counter_ns", timer(time.perf_counter_ns), module=mod), \
+            probes.substitute("timeit.default_timer", timer(timeit.default_timer), module=mod), \
+            probes.forbid("torch.cuda._lazy_init", "torch.cuda.init", module=mod) as initialised:
+        result = mod.benchmark(fn, warmup=warmup, iters=iters, device=device)
+    return result, "".join(log), initialised.names()
+
+
+def _unsynchronised(log):
+    """The reads of time that a kernel launched by fn may still be running into: a clock read (C)
+    or an elapsed_time (E) with an fn call (F) before it and no synchronisation (S) since."""
+    bad, pending = [], False
+    for i, token in enumerate(log):
+        if token == "F":
+            pending = True
+        elif token == "S":
+            pending = False
+        elif token in "CE" and pending:
+            bad.append(i)
+    return bad
+
+
+@check("api", weight=2)
+@pytest.mark.parametrize("target", ["cuda", "cuda:0"])
+def test_cuda_path_synchronises(sub, target):
+    # CPU stand-in for the CUDA checks: the order of fn calls, synchronisations and clock reads
+    result, log, initialised = sub.probe(_fake_cuda, sub, 2, 4, target)
+    _stats(result, f"benchmark(fn, warmup=2, iters=4, device={target!r})")
+    assert not initialised, f"benchmark called {initialised} itself"
+    assert log.count("F") == 6, f"fn was called {log.count('F')} times, expected 6 (log {log})"
+    timed = log.count("C") >= 2 or (log.count("R") >= 2 and "E" in log)
+    assert timed, f"no timing seen on the CUDA path: read time.perf_counter around the calls or use torch.cuda.Event (log {log})"
+    bad = _unsynchronised(log)
+    assert not bad, (
+        "on CUDA, fn only launches kernels: time was read while fn's work could still be running "
+        f"(no torch.cuda.synchronize / Event.synchronize between the call and the reading). Log: {log} "
+        "(F fn, S synchronise, C clock, R Event.record, E elapsed_time)")
+
+
+def _kernel_ms(mod, cycles):
+    """Duration of one torch.cuda._sleep(cycles) kernel, measured with CUDA events (judge's probe)."""
+    torch.cuda._sleep(1000)
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for _ in range(10):
+        torch.cuda._sleep(cycles)
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end) / 10
+
+
+@requires_cuda
+@check("perf", weight=2)
+def test_cuda_sleep_kernel(sub):
+    cycles = 1_000_000
+    per = sub.probe(_kernel_ms, sub, cycles)
+    cycles = int(cycles * 2.0 / max(per, 1e-3))           # aim at about 2 ms per kernel
+    kernel = sub.probe(_kernel_ms, sub, cycles)
+
+    def run(mod, cycles):
+        return mod.benchmark(lambda: torch.cuda._sleep(cycles), warmup=3, iters=20, device="cuda")
+
+    result, elapsed = sub.timed(run, sub, cycles)
+    mean, median, low = _stats(result, "benchmark(lambda: torch.cuda._sleep(cycles), device='cuda')")
+    assert abs(mean - kernel) <= 0.2 * kernel, (
+        f"mean_ms={mean:.3f} for a kernel that runs {kernel:.3f} ms: timing without synchronising "
+        f"measures only the launch")
+    assert low <= median <= 1.5 * kernel
+    _within_judge_clock(mean, 20, elapsed, "benchmark(torch.cuda._sleep)")
+
+
+@requires_cuda
+@check("api")
+def test_cuda_sync_spy(sub):
+    def spied(mod):
+        from grader import probes
+
+        with probes.spy("torch.cuda.synchronize", "torch.cuda.Event.synchronize", "torch.cuda.Event.elapsed_time",
+                        "torch.cuda.Stream.synchronize", module=mod) as seen:
+            def fn():
+                seen.calls.append(("fn", (), {}))
+                torch.cuda._sleep(100_000)
+            result = mod.benchmark(fn, warmup=2, iters=5, device="cuda")
+        names = seen.names()
+        last_fn = max(i for i, n in enumerate(names) if n == "fn")
+        return result, names, [n for n in names[last_fn + 1:] if n != "fn"]
+
+    result, names, after = sub.probe(spied, sub)
+    _stats(result, "benchmark(fn, device='cuda')")
+    assert names.count("fn") == 7, f"fn was called {names.count('fn')} times, expected 7"
+    assert after, \
+        f"nothing synchronised CUDA after the timed region (calls after the last fn: {after})"

@@ -1,0 +1,41 @@
+"""Synchronises whenever a GPU is present, whatever the device: on a GPU machine the CPU path
+initialises CUDA for nothing.
+
+Caught by: test_cpu_path_leaves_cuda_alone
+"""
+from __future__ import annotations
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Literal
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+import statistics
+import time
+
+
+def benchmark(fn: Callable[[], Any], warmup: int = 5, iters: int = 50, device: torch.device | str = "cpu") -> dict[str, float]:
+    """Call fn warmup times, then time iters calls (CUDA: synchronize around the timed region or use CUDA events); return {'mean_ms', 'median_ms', 'min_ms'} per call."""
+    dev = torch.device(device)
+    for _ in range(warmup):
+        fn()
+    times: list[float] = []
+    if dev.type == "cuda":
+        torch.cuda.synchronize()  # the warmup's kernels must not run into the timed region
+        pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(iters)]
+        for start, end in pairs:
+            start.record()
+            fn()
+            end.record()
+        torch.cuda.synchronize()  # every end event has happened before it is read
+        times = [start.elapsed_time(end) for start, end in pairs]
+    else:
+        for _ in range(iters):
+            if torch.cuda.is_available():
+                torch.cuda.synchronize()
+            begin = time.perf_counter()
+            fn()
+            times.append((time.perf_counter() - begin) * 1000.0)
+    return {"mean_ms": statistics.fmean(times), "median_ms": statistics.median(times), "min_ms": min(times)}
