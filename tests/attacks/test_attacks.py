@@ -65,6 +65,7 @@ FORGERIES = ("FORGED-VERDICT", "REDUCE PAYLOAD RAN", "SUBMITTED CONFTEST RAN", "
 FEATURE, SAMPLE, PAIRWISE = "test_feature_bias_example", "test_sample_bias_example", "test_pairwise_example"
 DENIED = r"(Permission denied|Operation not permitted|Read-only file system)"
 TIME_LIMIT = r"time limit 2 s exceeded while broadcast_bias\.\w+\(\)"
+OOM = r"out of memory: the worker's memory limit is 1\.0 GiB|can't allocate memory"
 PROBE_TAMPERED = r"TamperingDetected: the submission replaced "
 TAMPERED = r"tampering detected: "  # the check that saw it
 # every other check of the exercise: voided if it passed, its own failure otherwise
@@ -205,8 +206,9 @@ MAIN = [
     Attack("hang_c", {"*": TIME_LIMIT}, reference_10=True, flags=("uses ctypes", "sends signals (os.kill)")),
     Attack("leave_daemons", {PAIRWISE: TIME_LIMIT}, passes=frozenset({FEATURE, SAMPLE}), reference_10=True,
            evidence=_no_process_left, flags=("forks processes (os.fork)",)),
-    Attack("memory_bomb", {"*": r"out of memory: the worker's memory limit is 1\.0 GiB|can't allocate memory"},
-           reference_10=True),
+    # numpy's float64 fill touches 512 MiB before the second array fails: 1.0-1.8 s alone in a
+    # container, past the 2 s limit when other containers share the two cores (contained either way)
+    Attack("memory_bomb", {FEATURE: OOM, PAIRWISE: OOM, SAMPLE: OOM + "|" + TIME_LIMIT}, reference_10=True),
     Attack("disk_fill", {FEATURE: r"stopped after \d+ MiB: No space left on device|wrote 1280 MiB|" + TIME_LIMIT,
                          SAMPLE: "File too large", PAIRWISE: r"made 20000 files|No space left|" + TIME_LIMIT},
            evidence=_scratch_removed),

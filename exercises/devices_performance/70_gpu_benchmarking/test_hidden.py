@@ -45,6 +45,18 @@ def _sleeper(mod, schedule_ms, warmup, iters, device="cpu"):
     return result, len(calls)
 
 
+def _measure(sub, schedule_ms, warmup, iters, what, fits):
+    """Up to three timed runs of benchmark over `_sleeper`: a loaded machine stretches sleeps, so
+    an upper bound may fail a correct answer once; a wrong timing (warmup timed, a bad median)
+    fails every run. Returns the first run whose (mean, median, min) `fits` accepts, else the last."""
+    for _ in range(3):
+        (result, calls), elapsed = sub.timed(_sleeper, sub, schedule_ms, warmup, iters)
+        figures = _stats(result, what)
+        if fits(*figures):
+            break
+    return figures, calls, elapsed
+
+
 def _within_judge_clock(mean, iters, elapsed, what):
     # the judge's clock ran around the whole call: iters timed calls cannot add up to more
     assert mean * iters <= elapsed * 1000.0 + 0.5, (
@@ -80,8 +92,8 @@ def test_keys_and_order(sub):
 def test_sleep_statistics(sub):
     # fn = time.sleep(0.002): each call takes at least 2 ms; the median stays below 4 ms unless
     # the timing is wrong (a machine under load stretches a few calls, not the median)
-    (result, calls), elapsed = sub.timed(_sleeper, sub, [2.0], 2, 20)
-    mean, median, low = _stats(result, "benchmark(lambda: time.sleep(0.002), warmup=2, iters=20)")
+    (mean, median, low), calls, elapsed = _measure(sub, [2.0], 2, 20, "benchmark(lambda: time.sleep(0.002), warmup=2, iters=20)",
+                                                   lambda mean, median, low: median <= 4.0)
     assert calls == 22, f"fn was called {calls} times, expected 22"
     assert 1.9 <= low <= median <= 4.0, f"per call in ms: min {low:.3f}, median {median:.3f}; expected 2-4 ms per call"
     assert mean >= 1.9, f"mean_ms={mean:.3f} for calls that each sleep 2 ms"
@@ -91,8 +103,8 @@ def test_sleep_statistics(sub):
 @check("value", weight=2)
 def test_per_call_statistics(sub):
     # the timed calls sleep 1, 1, 4, 1, 1 ms: median ~1, mean ~1.6, min ~1
-    (result, calls), elapsed = sub.timed(_sleeper, sub, [0.0, 1.0, 1.0, 4.0, 1.0, 1.0], 1, 5)
-    mean, median, low = _stats(result, "benchmark(fn, warmup=1, iters=5)")
+    (mean, median, low), calls, elapsed = _measure(sub, [0.0, 1.0, 1.0, 4.0, 1.0, 1.0], 1, 5, "benchmark(fn, warmup=1, iters=5)",
+                                                   lambda mean, median, low: low <= 2.5 and median <= 2.5)
     assert calls == 6, f"fn was called {calls} times, expected 6"
     assert 0.95 <= low <= 2.5, f"min_ms={low:.3f} for timed calls of 1, 1, 4, 1, 1 ms"
     assert 0.95 <= median <= 2.5, f"median_ms={median:.3f} for timed calls of 1, 1, 4, 1, 1 ms (the middle of the sorted times)"
@@ -104,8 +116,8 @@ def test_per_call_statistics(sub):
 def test_warmup_not_timed(sub):
     # the two warmup calls sleep 25 ms each, the timed ones 1 ms: none of the 25 ms may show (timed
     # warmup gives a mean of 7 ms or more; a loaded machine stretches a 1 ms sleep by far less)
-    (result, calls), elapsed = sub.timed(_sleeper, sub, [25.0, 25.0, 1.0], 2, 6)
-    mean, median, low = _stats(result, "benchmark(fn, warmup=2, iters=6)")
+    (mean, median, low), calls, elapsed = _measure(sub, [25.0, 25.0, 1.0], 2, 6, "benchmark(fn, warmup=2, iters=6)",
+                                                   lambda mean, median, low: median <= 3.0 and mean <= 5.0)
     assert calls == 8, f"fn was called {calls} times, expected 8"
     assert 0.95 <= low and median <= 3.0 and mean <= 5.0, (
         f"mean_ms={mean:.3f}, median_ms={median:.3f} for timed calls of 1 ms after two 25 ms warmup "

@@ -1,0 +1,25 @@
+"""Never moves the batches to device: a CUDA model receives CPU tensors.
+
+Caught by: test_batches_moved_to_device, test_cuda_matches_cpu
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import torch
+from torch import Tensor, nn
+
+
+def train_one_epoch(model: nn.Module, loader: Iterable[tuple[Tensor, Tensor]], optimizer: torch.optim.Optimizer,
+                    loss_fn: Callable[[Tensor, Tensor], Tensor], device: torch.device | str) -> float:
+    """model.train(); per batch: move to device, zero_grad, forward, loss, backward, step; return the sample-weighted mean loss as a float."""
+    model.train()
+    total, count = 0.0, 0
+    for x, y in loader:
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.step()
+        total += loss.item() * x.shape[0]
+        count += x.shape[0]
+    return total / count

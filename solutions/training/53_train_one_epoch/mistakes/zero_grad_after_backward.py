@@ -1,0 +1,27 @@
+"""Clears the grads between backward and step (the interview trick question): every step sees a
+zero gradient, so SGD never moves the weights.
+
+Caught by: test_matches_reference_loop, test_call_order, test_grad_is_last_batch_only
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import torch
+from torch import Tensor, nn
+
+
+def train_one_epoch(model: nn.Module, loader: Iterable[tuple[Tensor, Tensor]], optimizer: torch.optim.Optimizer,
+                    loss_fn: Callable[[Tensor, Tensor], Tensor], device: torch.device | str) -> float:
+    """model.train(); per batch: move to device, zero_grad, forward, loss, backward, step; return the sample-weighted mean loss as a float."""
+    model.train()
+    total, count = 0.0, 0
+    for x, y in loader:
+        x, y = x.to(device), y.to(device)
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        optimizer.zero_grad()
+        optimizer.step()
+        total += loss.item() * x.shape[0]
+        count += x.shape[0]
+    return total / count

@@ -1,0 +1,33 @@
+"""Relies on torch.no_grad() alone and never calls model.eval(): Dropout stays active and
+BatchNorm normalises with batch statistics and updates its running statistics during evaluation
+(no_grad turns off autograd, not training behaviour).
+
+Caught by: test_eval_mode_is_deterministic, test_restores_prior_mode
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+import torch
+from torch import Tensor, nn
+
+
+def evaluate(model: nn.Module, loader: Iterable[tuple[Tensor, Tensor]], loss_fn: Callable[[Tensor, Tensor], Tensor],
+             device: torch.device | str) -> tuple[float, float]:
+    """(sample-weighted mean loss, accuracy) in eval mode without autograd; restores the model's previous train/eval mode."""
+    total_loss, correct, seen = 0.0, 0, 0
+    with torch.no_grad():
+        for x, y in loader:
+            x, y = x.to(device), y.to(device)
+            logits = model(x)
+            n = x.shape[0]
+            total_loss += loss_fn(logits, y).item() * n
+            correct += (logits.argmax(dim=1) == y).sum().item()
+            seen += n
+    return total_loss / seen, correct / seen
+
+
+def predict(model: nn.Module, x: Tensor) -> Tensor:
+    """int64 class indices argmax(dim=1) computed under eval mode + torch.inference_mode(); restores the previous mode."""
+    with torch.inference_mode():
+        return model(x).argmax(dim=1)
