@@ -1,0 +1,37 @@
+"""Alternative: blocks built one module at a time with add_module, checkpoint given the
+Sequential's forward method and the flags read through nn.Module.training and torch.is_grad_enabled.
+"""
+from __future__ import annotations
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Literal
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
+from torch.utils.checkpoint import checkpoint
+
+
+class CheckpointedMLP(nn.Module):
+    """self.blocks = nn.ModuleList of depth [Linear(w,w), GELU, Dropout(p)] blocks; in training with grad enabled and use_checkpoint, each block runs via torch.utils.checkpoint.checkpoint(..., use_reentrant=False)."""
+
+    def __init__(self, width: int, depth: int, p: float = 0.1, use_checkpoint: bool = True) -> None:
+        super().__init__()
+        self.use_checkpoint = use_checkpoint
+        self.blocks = nn.ModuleList()
+        for _ in range(depth):
+            block = nn.Sequential()
+            block.add_module("0", nn.Linear(width, width))
+            block.add_module("1", nn.GELU())
+            block.add_module("2", nn.Dropout(p=p))
+            self.blocks.append(block)
+
+    def forward(self, x: Tensor) -> Tensor:
+        recompute = self.use_checkpoint and self.training and torch.is_grad_enabled()
+        for block in self.blocks:
+            # use_reentrant=False: replays the RNG state (dropout masks) and gives parameter
+            # grads even when x does not require grad
+            x = checkpoint(block.forward, x, use_reentrant=False) if recompute else block(x)
+        return x

@@ -1,0 +1,34 @@
+"""Alternative: a lambda per block, the recompute decision as an early return, the blocks folded
+with functools.reduce.
+"""
+from __future__ import annotations
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Literal
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
+from torch.utils.checkpoint import checkpoint
+
+
+class CheckpointedMLP(nn.Module):
+    """self.blocks = nn.ModuleList of depth [Linear(w,w), GELU, Dropout(p)] blocks; in training with grad enabled and use_checkpoint, each block runs via torch.utils.checkpoint.checkpoint(..., use_reentrant=False)."""
+
+    def __init__(self, width: int, depth: int, p: float = 0.1, use_checkpoint: bool = True) -> None:
+        super().__init__()
+        self.use_checkpoint = use_checkpoint
+        self.blocks = nn.ModuleList(
+            nn.Sequential(nn.Linear(width, width), nn.GELU(), nn.Dropout(p)) for _ in range(depth))
+
+    def forward(self, x: Tensor) -> Tensor:
+        import functools
+
+        if not (self.training and torch.is_grad_enabled() and self.use_checkpoint):
+            return functools.reduce(lambda h, block: block(h), self.blocks, x)
+        return functools.reduce(
+            lambda h, block: torch.utils.checkpoint.checkpoint(lambda t: block(t), h, use_reentrant=False,
+                                                               preserve_rng_state=True),
+            self.blocks, x)
