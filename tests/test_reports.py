@@ -87,3 +87,23 @@ def test_markdown_is_truncated_with_a_notice(sample_run):
     text = markdown.render(sample_run, limit=600)
     assert len(text.encode()) <= 600
     assert "**Truncated:**" in text
+
+
+def test_check_view_never_wraps_an_exercise_header_or_a_check_line(sample_run):
+    """`grader check` piped (120 columns) split "66_activation_checkpointing (devices_performance/
+    66_activation_checkpointing/activation_checkpointing.py): 0/3 checks passed" over two lines:
+    the path was no longer clickable, and tools reading the output saw a header too many."""
+    from grader.reports.check_view import render_checks
+
+    sub = sample_run.submissions[0]
+    long_file = "devices_performance/66_activation_checkpointing/" + "very_long_name_" * 8 + ".py"
+    exercises = tuple(dataclasses.replace(ex, file=long_file) for ex in sub.exercises)
+    run = dataclasses.replace(sample_run, submissions=(dataclasses.replace(sub, exercises=exercises),))
+    buf = io.StringIO()
+    render_checks(run, Console(file=buf, width=80, color_system=None, force_terminal=False))
+    lines = buf.getvalue().splitlines()
+    headers = [line for line in lines[:-1] if not line.startswith(" ")]
+    assert headers == [f"{ex.id} ({long_file}): {sum(c.outcome == 'passed' for c in ex.checks)}/"
+                       f"{sum(c.outcome != 'not_run' for c in ex.checks)} checks passed" for ex in exercises]
+    marks = [line for line in lines if line.startswith("  ") and not line.startswith("   ")]
+    assert len(marks) == sum(len(ex.checks) for ex in exercises)

@@ -69,7 +69,9 @@ def render_checks(run: GradeRun, console: Console, *, root: Path | None = None, 
         for ex in sub.exercises:
             passed = sum(c.outcome == "passed" for c in ex.checks)
             counted = sum(c.outcome != "not_run" for c in ex.checks)
-            console.print(Text.assemble((ex.id, "bold"), f" ({safe.inert(ex.file or 'no file')}): {passed}/{counted} checks passed"))
+            # never wrapped (like pytest's lines): a path split over two lines is not clickable
+            console.print(Text.assemble((ex.id, "bold"), f" ({safe.inert(ex.file or 'no file')}): {passed}/{counted} checks passed"),
+                          soft_wrap=True)
             for c in ex.checks:
                 if verbosity < 0 and c.outcome not in ("failed", "error"):
                     continue
@@ -80,7 +82,7 @@ def render_checks(run: GradeRun, console: Console, *, root: Path | None = None, 
 
 def _check(c: CheckResult, console: Console, root: Path | None, verbosity: int, cwd: Path | None) -> None:
     mark, style = MARKS.get(c.outcome, ("?", ""))
-    console.print(Text.assemble("  ", (mark, style), f" {c.name} ", (f"({c.kind})", "dim")))
+    console.print(Text.assemble("  ", (mark, style), f" {c.name} ", (f"({c.kind})", "dim")), soft_wrap=True)
     if c.outcome == "not_run":
         if c.message and verbosity > 0:
             console.print(Text(f"      not run: {safe.inert(c.message)}", style="dim"))
