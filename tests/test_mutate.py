@@ -137,8 +137,11 @@ def test_unknown_exercise_is_a_usage_error(tmp_path):
 def test_ctrl_c_exits_130_keeps_what_was_graded_and_a_rerun_goes_on(tmp_path):
     (tmp_path / "tmp").mkdir()  # the judges' temporary folders (and so their command lines) are in here
     env = {**os.environ, "GRADER_ROOT": str(ROOT), "TMPDIR": str(tmp_path / "tmp")}
+    # SIGINT as a terminal's user has it: a shell running the suite in the background (`... &`)
+    # ignores it for its children, and a Python started with it ignored never raises KeyboardInterrupt
     proc = subprocess.Popen([*GRADER, "mutate", "01", "--batch-size", "1", "--json", "out.json"], cwd=tmp_path,
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 300
     for line in proc.stderr:
         # the first progress line: "graded 1" or, when an accepted equivalent or a second judge's

@@ -81,13 +81,19 @@ def vim_save(path: Path, text: str) -> None:
     backup.unlink()
 
 
+def _sigint_default() -> None:
+    """SIGINT as a terminal's user has it: a shell running the suite in the background (`... &`)
+    ignores it for its children, and a Python started with it ignored never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 # --- in a terminal -------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def tty_session(bundle, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("tty-tmp")
     child = pexpect.spawn(GRADER, ["watch"], cwd=str(bundle), env=_env(tmp), encoding="utf-8",
-                          timeout=TIMEOUT, dimensions=(60, 140))
+                          timeout=TIMEOUT, dimensions=(60, 140), preexec_fn=_sigint_default)
     yield child, bundle, tmp
     if child.isalive():
         child.kill(signal.SIGKILL)
@@ -184,7 +190,7 @@ def plain_session(tmp_path_factory):
     out = tmp_path_factory.mktemp("plain") / "bundle"
     subprocess.run([GRADER, "export", str(out), "-e", "05,06"], cwd=ROOT, check=True, capture_output=True)
     tmp = tmp_path_factory.mktemp("plain-tmp")
-    child = PopenSpawn([GRADER, "watch", "05", "--timeout-s", "3"], cwd=str(out), env=_env(tmp),
+    child = PopenSpawn([GRADER, "watch", "05", "--timeout-s", "3"], cwd=str(out), env=_env(tmp), preexec_fn=_sigint_default,
                        encoding="utf-8", timeout=TIMEOUT)
     yield child, out, tmp
     if child.proc.poll() is None:
