@@ -12,7 +12,6 @@ What the candidate saved is read back with `sub.read_file` and opened only in th
 that never imports the submission) with `torch.load(weights_only=True)`. The files are the
 candidate's own (the layout is theirs except for the `'extra'` key), so no check writes one.
 """
-import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -103,7 +102,7 @@ def _lambda_scheduler(opt):
     return torch.optim.lr_scheduler.LambdaLR(opt, lambda epoch: 0.9 ** epoch)
 
 
-def _save(mod, scheduler_kind, epoch, extra):
+def _save(mod, scheduler_kind, epoch, extra, path="ckpt.pt"):
     """Runs in the worker: a few training steps, then the candidate's save_checkpoint."""
     x, y = torch.randn(8, 4), torch.randn(8, 1)
     model, opt, sched = _setup(5)
@@ -119,10 +118,22 @@ def _save(mod, scheduler_kind, epoch, extra):
         if sched is not None:
             sched.step()
     if extra is None:
-        mod.save_checkpoint("ckpt.pt", model, opt, sched, epoch)
+        mod.save_checkpoint(path, model, opt, sched, epoch)
     else:
-        mod.save_checkpoint("ckpt.pt", model, opt, sched, epoch, extra)
+        mod.save_checkpoint(path, model, opt, sched, epoch, extra)
     return True
+
+
+def _save_each(mod, kinds):
+    """Runs in the worker: one checkpoint per scheduler kind, in ckpt_<kind>.pt."""
+    for kind in kinds:
+        _save(mod, kind, 3, {"best": 0.5}, f"ckpt_{kind}.pt")
+    return True
+
+
+def _open_each(raws):
+    """Runs in the verifier: `_open` of each file."""
+    return [_open(raw) for raw in raws]
 
 
 def _open(raw):
@@ -142,14 +153,15 @@ def _open(raw):
 
 
 @check("state")
-@pytest.mark.parametrize("scheduler", ["steplr", "lambdalr", "none"])
-def test_file_loads_weights_only(sub, scheduler):
-    sub.probe(_save, sub, scheduler, 3, {"best": 0.5})
-    seen = sub.verify(_open, sub.read_file("ckpt.pt"))
-    assert seen["error"] is None, \
-        (f"torch.load(path, weights_only=True) of the checkpoint (scheduler: {scheduler}) failed in a process "
-         f"that never imported your code: {seen['error']}")
-    assert seen["type"] == "dict", f"the checkpoint holds a {seen['type']}, expected a dict"
+def test_file_loads_weights_only(sub):
+    kinds = ["steplr", "lambdalr", "none"]
+    sub.probe(_save_each, sub, kinds)
+    reports = sub.verify(_open_each, [sub.read_file(f"ckpt_{kind}.pt") for kind in kinds])
+    for scheduler, seen in zip(kinds, reports):
+        assert seen["error"] is None, \
+            (f"torch.load(path, weights_only=True) of the checkpoint (scheduler: {scheduler}) failed in a process "
+             f"that never imported your code: {seen['error']}")
+        assert seen["type"] == "dict", f"the checkpoint (scheduler: {scheduler}) holds a {seen['type']}, expected a dict"
 
 
 EXTRA = {"best_val": 0.25, "run": "exp-7", "patience_left": 3, "flags": [True, False],
@@ -177,12 +189,17 @@ def test_extra_round_trip(sub):
 
 # ---------------------------------------------------------------- load_checkpoint
 
+def _next_epochs(mod, epochs):
+    """Runs in the worker: what load_checkpoint returns for checkpoints saved at each epoch."""
+    return [_load_only(mod, epoch, True)["start"] for epoch in epochs]
+
+
 @check("value")
-@pytest.mark.parametrize("epoch", [0, 6])
-def test_returns_next_epoch(sub, epoch):
-    seen = sub.probe(_load_only, sub, epoch, True)
-    assert seen["start"] == epoch + 1, \
-        f"load_checkpoint of a checkpoint saved with epoch={epoch} returned {seen['start']!r}, expected the int {epoch + 1}"
+def test_returns_next_epoch(sub):
+    epochs = [0, 6]
+    for epoch, start in zip(epochs, sub.probe(_next_epochs, sub, epochs)):
+        assert start == epoch + 1, \
+            f"load_checkpoint of a checkpoint saved with epoch={epoch} returned {start!r}, expected the int {epoch + 1}"
 
 
 def _load_only(mod, epoch, with_optimizer):
@@ -281,15 +298,20 @@ def _map_location(mod, where):
     return {"start": start if type(start) is int else repr(start)[:80], "map_locations": seen}
 
 
+def _map_locations(mod, wheres):
+    """Runs in the worker: `_map_location` for each target."""
+    return [_map_location(mod, where) for where in wheres]
+
+
 @check("device")
-@pytest.mark.parametrize("where", ["cuda:0", torch.device("cuda", 0), "cpu"], ids=["str_cuda", "device_cuda", "cpu"])
-def test_map_location_passed(sub, where):
-    seen = sub.probe(_map_location, sub, where)
-    assert seen["start"] == 2, f"load_checkpoint returned {seen['start']!r}, expected 2"
-    want = str(torch.device(where))
-    assert seen["map_locations"] and all(m == want for m in seen["map_locations"]), \
-        (f"load_checkpoint(..., map_location={where!r}) called torch.load with map_location "
-         f"{seen['map_locations']}, expected {want!r}")
+def test_map_location_passed(sub):
+    wheres = ["cuda:0", torch.device("cuda", 0), "cpu"]
+    for where, seen in zip(wheres, sub.probe(_map_locations, sub, wheres)):
+        assert seen["start"] == 2, f"load_checkpoint(..., map_location={where!r}) returned {seen['start']!r}, expected 2"
+        want = str(torch.device(where))
+        assert seen["map_locations"] and all(m == want for m in seen["map_locations"]), \
+            (f"load_checkpoint(..., map_location={where!r}) called torch.load with map_location "
+             f"{seen['map_locations']}, expected {want!r}")
 
 
 _CPU_ONLY_SCRIPT = r"""
