@@ -13,7 +13,7 @@ def edges_to_sparse(edge_index: Tensor, num_nodes: int, weights: Tensor | None =
     weights = weights.float()
     # one integer key per (src, dst) pair: unique() sorts them row-major, which is COO's coalesced order
     keys, slot = torch.unique(src * num_nodes + dst, return_inverse=True)
-    values = torch.zeros(keys.numel(), device=src.device).index_add(0, slot, weights)
+    values = torch.zeros(keys.numel(), dtype=torch.float32, device=src.device).index_add(0, slot, weights)
     indices = torch.stack([keys // num_nodes, keys % num_nodes])
     return torch.sparse_coo_tensor(indices, values, (num_nodes, num_nodes), is_coalesced=True)
 
