@@ -30,7 +30,7 @@ demo: $(BIN)/grader
 ## test: lint, then run the grader's own test suite (what .ci/run runs)
 test: install
 	$(BIN)/ruff check grader tests benchmarks
-	$(BIN)/python -m pytest -q --durations=25
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder --durations=25
 
 lint: install
 	$(BIN)/ruff check grader tests benchmarks

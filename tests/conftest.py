@@ -9,6 +9,18 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
 
+# `make test` runs the suite on every core (pytest-xdist, `--dist loadfile`): each file goes whole
+# to one worker (module-scoped fixtures grade a batch once), in the order collected. The longest
+# files go first, so that no worker is left with one of them alone at the end.
+LONGEST_FIRST = ("tests/test_exercises.py", "tests/attacks/test_attacks.py", "tests/test_faults.py",
+                 "tests/test_docker.py", "tests/test_ray.py", "tests/test_sandbox_profile.py",
+                 "tests/test_batch.py", "tests/test_containment.py", "tests/test_trust.py")
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))  # stable: file order kept
+
 
 @pytest.fixture(scope="session")
 def zygote():

@@ -9,7 +9,9 @@ import json
 import os
 import shutil
 import socket
+import tempfile
 import threading
+import uuid
 from pathlib import Path
 
 import pytest
@@ -134,11 +136,11 @@ def test_hung_exercise_is_killed_while_others_are_graded(image):
 def test_nothing_is_left_running_or_lying_around(image):
     from grader.runtimes.docker import leftover_containers
 
-    before = set(glob.glob("/tmp/grader-docker-*"))
+    run_id = f"leftover-check-{uuid.uuid4().hex[:8]}"  # this test's own containers and folders only
     docker_grade([BAD / "segv"], exercises=["05"], visibility="public", timeout_s=5,
-                 runtime_options={"run_id": "leftover-check"})
-    assert leftover_containers("leftover-check") == []
-    assert set(glob.glob("/tmp/grader-docker-*")) - before == set()  # other runs may come and go
+                 runtime_options={"run_id": run_id})
+    assert leftover_containers(run_id) == []
+    assert glob.glob(f"{tempfile.gettempdir()}/grader-docker-{run_id}-*") == []
 
 
 def test_cli_docker_runtime_and_gpu_fallback(image, tmp_path):

@@ -187,7 +187,7 @@ class DockerRuntime(Runtime):
         import docker
 
         volumes, path_map, grader_map = self._path_maps(job, cand)
-        with tempfile.TemporaryDirectory(prefix="grader-docker-") as tmp:
+        with tempfile.TemporaryDirectory(prefix=f"grader-docker-{self.run_id}-") as tmp:
             out_dir = Path(tmp) / "out"
             out_dir.mkdir()
             # Only this candidate's exercises: a judge given an exercise none of its candidates has

@@ -77,6 +77,8 @@ EDGES = {
     "exactly_fp16_max": (torch.tensor([-FP16_MAX, 2.0, FP16_MAX]), torch.float16),
     "just_above_fp16_max": (torch.tensor([0.0, 65600.0]), torch.bfloat16),
     "ignores_inf_and_nan": (torch.tensor([1.0, float("inf"), -float("inf"), float("nan"), -20.0]), torch.float16),
+    "one_finite_value_above": (torch.tensor([float("inf"), 7e4, float("nan")]), torch.bfloat16),
+    "no_finite_value": (torch.tensor([float("inf"), float("nan")]), torch.float16),
 }
 
 

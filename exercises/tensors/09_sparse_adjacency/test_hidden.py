@@ -71,6 +71,37 @@ def test_int32_edge_index(sub):
     assert_close(adj.to_dense(), dense_adjacency(EDGES, N), what="adjacency from int32 edge_index (ones, summed)")
 
 
+@check("dtype")
+def test_float32_whatever_the_dtypes(sub):
+    # "float32" is float32: not the caller's default dtype, not the weights' dtype.
+    def under_float64_default(mod, edge_index, n):
+        previous = torch.get_default_dtype()
+        torch.set_default_dtype(torch.float64)
+        try:
+            return mod.edges_to_sparse(edge_index, n)
+        finally:
+            torch.set_default_dtype(previous)
+
+    plain = sub.probe(under_float64_default, sub, EDGES, N)
+    assert_dtype(plain, torch.float32, what="edges_to_sparse(edge_index, n) after torch.set_default_dtype(float64)")
+    weights = positive_weights(EDGES.shape[1]).double()
+    adj = sub.edges_to_sparse(EDGES, N, weights)
+    assert_dtype(adj, torch.float32, what="edges_to_sparse(edge_index, n, float64 weights)")
+    assert_close(adj.to_dense(), dense_adjacency(EDGES, N, weights.float()), what="adjacency from float64 weights")
+
+
+@check("dtype")
+def test_propagate_float64(sub):
+    # A float64 adjacency and float64 features are valid inputs: the result is float64 and right.
+    weights = positive_weights(EDGES.shape[1]).double()
+    adj = torch.sparse_coo_tensor(EDGES, weights, (N, N)).coalesce()
+    x = torch.randn(N, 3, dtype=torch.float64)
+    out = sub.normalized_propagate(adj, x)
+    assert_dtype(out, torch.float64, what="normalized_propagate(float64 adj, float64 x)")
+    expected = dense_propagate(dense_adjacency(EDGES, N, weights), x)
+    assert_close(out, expected, what="normalized_propagate(float64 adj, float64 x)")
+
+
 @check("value", weight=2)
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 def test_propagate_matches_dense(sub, weighted):

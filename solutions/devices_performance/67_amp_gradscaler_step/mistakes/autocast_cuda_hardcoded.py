@@ -1,0 +1,30 @@
+"""Opens autocast for "cuda" whatever the input's device: on a CPU input nothing is autocast
+(torch warns and disables it), so the forward runs in float32.
+
+Caught by: test_autocast_dtypes_cpu, test_autocast_used
+"""
+from __future__ import annotations
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Literal
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
+
+def amp_train_step(model: nn.Module, x: Tensor, y: Tensor, loss_fn: Callable[[Tensor, Tensor], Tensor],
+                   optimizer: torch.optim.Optimizer, scaler: Any, max_norm: float | None = None,
+                   dtype: torch.dtype = torch.float16) -> float:
+    """zero_grad; forward+loss under torch.autocast(x.device.type, dtype); scaler.scale(loss).backward(); if max_norm: scaler.unscale_(optimizer) then clip; scaler.step(optimizer); scaler.update(); return loss.item()."""
+    optimizer.zero_grad()
+    with torch.autocast("cuda", dtype=dtype):
+        loss = loss_fn(model(x), y)
+    scaler.scale(loss).backward()
+    if max_norm is not None:
+        scaler.unscale_(optimizer)
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    scaler.step(optimizer)
+    scaler.update()
+    return loss.item()

@@ -1,0 +1,42 @@
+"""seed_worker passes torch.initial_seed() to numpy as it is: a worker's seed is a 64-bit number,
+and np.random.seed refuses anything from 2**32 on (ValueError in the worker).
+
+Caught by: test_seed_worker, test_worker_noise_distinct_and_reproducible, test_training_reproducible
+"""
+from __future__ import annotations
+
+import os
+import random
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+def set_seed(seed: int, deterministic: bool = False) -> None:
+    """Seed random, numpy, torch (CPU + all CUDA); if deterministic: use_deterministic_algorithms(True), cudnn.deterministic=True, cudnn.benchmark=False, CUBLAS_WORKSPACE_CONFIG=':4096:8'."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    torch.cuda.manual_seed_all(seed)
+    if deterministic:
+        # cuBLAS reads this when its first handle is created: set it before any CUDA matmul.
+        os.environ["CUBLAS_WORKSPACE_CONFIG"] = ":4096:8"
+        torch.use_deterministic_algorithms(True)
+        torch.backends.cudnn.deterministic = True
+        torch.backends.cudnn.benchmark = False
+
+
+def seed_worker(worker_id: int) -> None:
+    """DataLoader worker_init_fn: seed numpy and random from torch.initial_seed() % 2**32."""
+    worker_seed = torch.initial_seed()
+    np.random.seed(worker_seed)
+    random.seed(worker_seed)
+
+
+def reproducible_loader(dataset: Dataset, batch_size: int, seed: int, num_workers: int = 0) -> DataLoader:
+    """Shuffled DataLoader whose order and worker-side randomness depend only on seed."""
+    generator = torch.Generator()
+    generator.manual_seed(seed)
+    return DataLoader(dataset, batch_size=batch_size, shuffle=True, num_workers=num_workers,
+                      worker_init_fn=seed_worker, generator=generator)

@@ -1,0 +1,39 @@
+"""Loads the optimizer's state unconditionally: `load_checkpoint(path, model)` (weights only, for
+inference) raises AttributeError on None.
+
+Caught by: test_optimizer_none
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import torch
+from torch import nn
+
+
+def save_checkpoint(path: str | os.PathLike, model: nn.Module, optimizer: torch.optim.Optimizer, scheduler: Any | None,
+                    epoch: int, extra: dict | None = None) -> None:
+    checkpoint = {
+        "model": model.state_dict(),
+        "optimizer": optimizer.state_dict(),
+        "scheduler": scheduler.state_dict() if scheduler is not None else None,
+        "epoch": int(epoch),
+        "rng_cpu": torch.get_rng_state(),
+        "rng_cuda": torch.cuda.get_rng_state_all() if torch.cuda.is_available() else [],
+        "extra": extra if extra is not None else {},
+    }
+    torch.save(checkpoint, path)
+
+
+def load_checkpoint(path: str | os.PathLike, model: nn.Module, optimizer: torch.optim.Optimizer | None = None,
+                    scheduler: Any | None = None, map_location: str | torch.device = "cpu") -> int:
+    checkpoint = torch.load(path, map_location=map_location, weights_only=True)
+    model.load_state_dict(checkpoint["model"])
+    optimizer.load_state_dict(checkpoint["optimizer"])
+    if scheduler is not None and checkpoint["scheduler"] is not None:
+        scheduler.load_state_dict(checkpoint["scheduler"])
+    torch.set_rng_state(checkpoint["rng_cpu"].cpu())
+    if checkpoint["rng_cuda"] and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all([state.cpu() for state in checkpoint["rng_cuda"]])
+    return checkpoint["epoch"] + 1
