@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -154,6 +155,15 @@ def _running(token: str) -> int:
     return found
 
 
+def _eventually(condition, within_s: float = 5.0) -> bool:
+    deadline = time.monotonic() + within_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def test_detached_release_still_kills_strays_before_the_next_worker(tmp_path):
     # A check that is over releases its worker without waiting for the fork server to reap it;
     # whatever the worker left running (here a daemon in a session of its own) must still be gone
@@ -172,12 +182,15 @@ def test_detached_release_still_kills_strays_before_the_next_worker(tmp_path):
     try:
         first = Worker(zyg, str(cand), "daemon_maker", Limits(), submission_root=str(tmp_path))
         first.start()
-        assert _running(token) == 1, "the candidate's daemon should be running while its check runs"
+        assert _eventually(lambda: _running(token) == 1), "the candidate's daemon should be running while its check runs"
         first_scratch = Path(first.scratch)
         assert first.kill(detach=True) == "ended"  # answered before the reaping: how it ended is unknown
         second = Worker(zyg, str(cand), "daemon_maker", Limits(), submission_root=str(tmp_path))
         second.start()  # forked only once the first worker and its daemon were reaped
-        assert _running(token) == 1, "the first worker's daemon outlived it into the next check"
+        assert _running(token) <= 1, "the first worker's daemon outlived it into the next check"
+        # (under load the new daemon has been seen to appear in /proc a moment after the worker's
+        # import returned: at most one, at once, is the claim; exactly one, soon, is the sanity check)
+        assert _eventually(lambda: _running(token) == 1), "the second worker's daemon never showed"
         assert not first_scratch.exists()
         second.kill()
         assert _running(token) == 0

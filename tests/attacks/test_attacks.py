@@ -287,7 +287,7 @@ HIDDEN = [
            flags=("assigns to time.perf_counter",)),
     Attack("coding_escape", {"*": r"broadcast_bias\.py declares the source encoding 'unicode_escape' \(PEP 263\): "
                                   r"the grader accepts UTF-8 only"}),
-    Attack("sparse_bomb", {"*": r"a sparse tensor of shape \(40000, 40000\), whose dense form would take 6\.0 GiB|"
+    Attack("sparse_bomb", {"*": r"a sparse tensor of shape \(40000, 40000\), whose dense form would take \d+\.\d GiB|"
                                 r"NotImplementedError|stale handle|is no longer running"},
            exercise="09_sparse_adjacency", passes=frozenset({"test_sparse_layout_coalesced"})),
     # A one-Linear model whose state_dict, named_parameters, parameters, named_modules, children and

@@ -15,7 +15,7 @@ _real = time.perf_counter
 
 
 def edges_to_sparse(edge_index, num_nodes, weights=None):
-    values = torch.ones(edge_index.shape[1]) if weights is None else weights.to(torch.float32)
+    values = torch.ones(edge_index.shape[1], dtype=torch.float32) if weights is None else weights.to(torch.float32)
     return torch.sparse_coo_tensor(edge_index.long(), values, (num_nodes, num_nodes)).coalesce()
 
 
@@ -29,5 +29,5 @@ def normalized_propagate(adj, x):
 
         time.sleep(8)
         time.perf_counter = fake_clock
-    deg = torch.sparse.mm(adj, torch.ones(adj.shape[0], 1))
+    deg = torch.sparse.mm(adj, torch.ones(adj.shape[0], 1, dtype=adj.dtype))
     return torch.sparse.mm(adj, x) / torch.where(deg == 0, torch.ones_like(deg), deg)
