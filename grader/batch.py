@@ -35,6 +35,7 @@ from pathlib import Path
 from grader import __version__, notebooks
 from grader.catalog import Catalog, Exercise, require_hidden_tests
 from grader.errors import GraderError, Interrupted, RuntimeUnavailable, UsageError
+from grader.parallel import judges_for, run_split
 from grader.practice.state import read_progress
 from grader.results import Environment, GradeRun, SubmissionResult
 from grader.resultstore import Graded, ResultStore, result_key, settings_digest
@@ -102,11 +103,14 @@ def uses_gpu(exercises: list[Exercise]) -> bool:
 
 
 def grade_one(item: WorkItem, ctx: BatchContext, runtime: Runtime, run_kwargs: Callable[[list[Exercise]], object]
-              | None = None, single: bool = False) -> Graded | None:
+              | None = None, single: bool = False, cores: int = 1) -> Graded | None:
     """Grade one submission in its own judge/container; None when the batch was stopped meanwhile.
     `run_kwargs(exercises)` is a context manager yielding extra `runtime.run` arguments (a GPU
     held for the job). With `single`, a submission that cannot be opened raises (one submission
-    graded: a usage error) instead of being reported."""
+    graded: a usage error) instead of being reported. `cores`: what this submission may use; a
+    submission with many exercises is then graded by several judges (containers), each over a
+    share of its exercises (`grader.parallel.judges_for`): isolation is unchanged, every check
+    still runs in a worker of its own."""
     from grader.grading import build_exercise
 
     t0 = time.monotonic()
@@ -135,7 +139,7 @@ def grade_one(item: WorkItem, ctx: BatchContext, runtime: Runtime, run_kwargs: C
                     return None
                 with (run_kwargs(used) if run_kwargs else contextlib.nullcontext({})) as extra:
                     try:
-                        output = runtime.run(job, **extra)
+                        output = run_split(runtime, job, judges_for(job, cores), **extra)
                     except GraderError:
                         raise
                     except Exception as exc:  # noqa: BLE001 (the daemon, the container: this submission only)
@@ -363,12 +367,14 @@ class ThreadBatch:
 
     def run(self, items: list[WorkItem], begun, done) -> None:
         stop = self.ctx.stop
+        # cores left over when there are fewer submissions than jobs (one submission: all of them)
+        cores = max(1, self.jobs // max(1, len(items)))
 
         def task(item: WorkItem) -> tuple[WorkItem, Graded | None]:
             if stop.is_set():
                 return item, None
             begun(item)
-            return item, grade_one(item, self.ctx, self.runtime, self._gpu, single=self.single)
+            return item, grade_one(item, self.ctx, self.runtime, self._gpu, single=self.single, cores=cores)
 
         with cf.ThreadPoolExecutor(max_workers=max(1, self.jobs), thread_name_prefix="grade") as pool:
             pending = {pool.submit(task, item) for item in items}

@@ -203,10 +203,11 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
     catalog = Catalog.load()
     target = resolve_check(catalog, exercises, all_, path)
     pytest_args = (["-x"] if exitfirst else []) + (["-k", keyword] if keyword else [])
-    # a batch of one: Ctrl-C stops the judge and its fork server, exits 130
+    # a batch of one: Ctrl-C stops the judge and its fork server, exits 130; many exercises are
+    # shared among judges on the cores there are (one judge with -x: it stops the whole session)
     run = grade([target.path], exercises=target.exercises, visibility="public", timeout_s=timeout_s,
                 limits=_limits(memory_gb), pytest_args=pytest_args, capture_output=True,
-                batch=BatchOptions(jobs=1))
+                batch=BatchOptions(jobs=None))
     if path is None:  # your files in the tree: `grader list` and `grader watch` show the status
         from grader.practice.state import record_run
 

@@ -23,7 +23,8 @@ def batch_options(fn):
                            "rerun with the same folder grades only what is missing or changed.")(fn)
     fn = click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
                       help="Submissions graded at once, each in its own judge or container "
-                           "[default: min(CPUs, free memory / (--memory-gb + 2 GiB))].")(fn)
+                           "[default: min(CPUs, free memory / (--memory-gb + 2 GiB))]; fewer submissions "
+                           "than jobs: one with 16+ exercises is shared out over several judges.")(fn)
     return fn
 
 

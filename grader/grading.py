@@ -116,7 +116,12 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
                            test_files=VISIBILITY_FILES[options.visibility], limits=options.limits,
                            timeout_s=options.timeout_s, seed=options.seed, pytest_args=list(options.pytest_args),
                            capture_output=options.capture_output)
-            output = runtime.run(job)
+            # a submission with many exercises: several judges, each over a share of them (isolation
+            # unchanged: every check still runs in a worker of its own)
+            from grader.batch import default_jobs
+            from grader.parallel import judges_for, run_split
+
+            output = run_split(runtime, job, judges_for(job, default_jobs(options.limits.memory_bytes)))
         results = []
         for label, root, files, error in candidates:
             if files is None:

@@ -8,12 +8,13 @@ import subprocess
 import sys
 import time
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from grader.catalog import Catalog
-from grader.parallel import merge, run_split, split
+from grader.parallel import MIN_EXERCISES_PER_JUDGE, judges_for, merge, run_split, split
 from grader.runtimes import get_runtime
 from grader.runtimes.base import Candidate, JudgeJob, JudgeOutput
 from grader.sandbox import zygote
@@ -59,6 +60,47 @@ def test_merge_keeps_every_record_and_error():
     merged = merge([a, b])
     assert merged.records == [{"type": "check", "n": 1}, {"type": "check", "n": 2}]
     assert merged.error == "judge 2 died" and merged.notes == ["x", "y"] and merged.protections == ["p"]
+    assert not merged.infrastructure
+    # a part killed from outside makes the whole submission worth grading again (batch retries it)
+    assert merge([a, JudgeOutput(records=[], error="killed", infrastructure=True)]).infrastructure
+
+
+def test_a_submission_gets_a_second_judge_only_when_it_repays_the_torch_import():
+    ids = [ex.id for ex in Catalog.load(ROOT).exercises]
+    big, small = _job(ids[:2 * MIN_EXERCISES_PER_JUDGE]), _job(ids[:2 * MIN_EXERCISES_PER_JUDGE - 1])
+    assert judges_for(big, 2) == 2 and judges_for(big, 8) == 2 and judges_for(big, 1) == 1
+    assert judges_for(small, 2) == 1
+    assert judges_for(_job(ids), 64) == len(ids) // MIN_EXERCISES_PER_JUDGE
+    # -x stops the session at its first failure: two judges would each stop at one
+    for args in (["-x"], ["--exitfirst"], ["--maxfail=2"], ["--maxfail", "2"], ["-k", "shape", "-x"]):
+        assert judges_for(replace(big, pytest_args=args), 2) == 1, args
+    assert judges_for(replace(big, pytest_args=["-k", "shape"]), 2) == 2
+
+
+def test_one_submission_with_many_exercises_is_shared_among_judges(monkeypatch):
+    """The batch path (the CLI's `grade` and `check`): one submission and two cores, two judges,
+    each over half of its exercises, every exercise graded once."""
+    from grader.batch import BatchOptions
+    from grader.grading import grade
+    from grader.runtimes.local import LocalRuntime
+
+    ids = [ex.id for ex in Catalog.load(ROOT).exercises][:2 * MIN_EXERCISES_PER_JUDGE]
+    calls: list[list[str]] = []
+    real = LocalRuntime.run
+
+    def spy(self, job, **kwargs):
+        calls.append([ex.id for ex in job.exercises])
+        return real(self, job, **kwargs)
+
+    monkeypatch.setattr(LocalRuntime, "run", spy)
+    run = grade([ROOT / "exercises"], exercises=ids, visibility="public", batch=BatchOptions(jobs=2))
+    assert len(calls) == 2 and sorted(calls[0] + calls[1]) == sorted(ids), calls
+    graded = run.submissions[0].exercises
+    assert [e.id for e in graded] == [ex.id for ex in Catalog.load(ROOT).select(ids)]  # the catalogue's order
+    assert all(e.checks and e.score == 0 for e in graded)  # the stubs: every exercise graded, none passes
+    calls.clear()
+    grade([ROOT / "exercises"], exercises=ids, visibility="public", batch=BatchOptions(jobs=1))
+    assert len(calls) == 1
 
 
 def test_split_judges_record_what_one_judge_records():
