@@ -8,6 +8,7 @@ a judge that dies still leaves every verdict it reached.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import random
@@ -118,6 +119,13 @@ class JudgePlugin:
             ])
 
     @pytest.hookimpl(trylast=True)  # after -k has deselected: only what will run is "collected"
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # torch, pytest and the collected checks live as long as the session: freeze them, so that
+        # the judge's full collections stop walking them (gc showed as 3 % of validate's samples;
+        # the saving is within the noise of a 14 s run, but costs nothing)
+        gc.collect()
+        gc.freeze()
+
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list) -> None:
         import cloudpickle
 

@@ -31,6 +31,7 @@ import socket
 import sys
 
 from grader.sandbox.cleanup import remove_tree
+from grader.sandbox.hugepages import collapse_anonymous_memory
 from grader.sandbox.treemem import tree_memory
 
 PR_SET_PDEATHSIG = 1
@@ -238,7 +239,10 @@ def main() -> None:
     # Every object here is shared with the workers copy-on-write: keep the workers' garbage
     # collector from walking (and so copying) them all.
     gc.freeze()
-    ctrl.send(json.dumps({"ready": True, "pid": os.getpid(), **fork_server_state(torch)}).encode())
+    # and as huge pages: a fork copies, and a worker's exit takes down, one entry per 2 MiB
+    hugepages = collapse_anonymous_memory()
+    ctrl.send(json.dumps({"ready": True, "pid": os.getpid(), "hugepages": hugepages,
+                          **fork_server_state(torch)}).encode())
     while True:
         msg, fds, _, _ = socket.recv_fds(ctrl, 65536, 4)
         if not msg:

@@ -1,0 +1,61 @@
+"""The fork server's memory as huge pages, so that forking a worker and its exit cost little.
+
+After importing torch the fork server holds about 200 MB of private anonymous memory (the malloc
+heap, Python's objects). Every fork copies a page-table entry for each of its 4 KiB pages and every
+worker's exit takes them down again: perf showed those two as a sixth of `grader validate`'s CPU.
+`MADV_COLLAPSE` (Linux 6.1+) turns the populated ranges into 2 MiB transparent huge pages once, in
+the fork server, before any worker exists: a fork then copies one entry per 2 MiB, and a worker's
+write to a shared huge page copies only the 4 KiB it touches (the kernel splits the mapping on
+copy-on-write). Measured on this machine: fork + exit of the warmed fork server 30.6 ms -> 6.6 ms.
+
+It is an optimisation only: nothing about isolation changes, the regions' own flags are left as
+they were (memory the workers allocate later is paged as before), and a kernel without
+MADV_COLLAPSE (older Linux, gVisor) or THP disabled leaves everything as it is.
+`GRADER_HUGEPAGES=0` turns it off (to compare).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+
+MADV_COLLAPSE = 25
+HUGE = 2 << 20
+_ANON = re.compile(r"^([0-9a-f]+)-([0-9a-f]+) rw-p 00000000 00:00 0\s*(\[heap\])?\s*$")
+
+
+def anonymous_regions(maps: str) -> list[tuple[int, int]]:
+    """The private, writable, anonymous ranges of a /proc/PID/maps text (the heap included), cut to
+    whole huge pages; ranges smaller than one huge page are left out."""
+    regions = []
+    for line in maps.splitlines():
+        m = _ANON.match(line)
+        if not m:
+            continue
+        start, end = int(m.group(1), 16), int(m.group(2), 16)
+        start, end = (start + HUGE - 1) & ~(HUGE - 1), end & ~(HUGE - 1)
+        if end > start:
+            regions.append((start, end))
+    return regions
+
+
+def collapse_anonymous_memory() -> str:
+    """Collapse this process's populated anonymous memory into huge pages; says what was done."""
+    if os.environ.get("GRADER_HUGEPAGES", "1") == "0":
+        return "off (GRADER_HUGEPAGES=0)"
+    try:
+        with open("/proc/self/maps") as fh:
+            regions = anonymous_regions(fh.read())
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError as exc:
+        return f"not available: {exc}"
+    libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    done, errors = 0, set()
+    for start, end in regions:
+        if libc.madvise(start, end - start, MADV_COLLAPSE) == 0:
+            done += end - start
+        else:  # EINVAL: no MADV_COLLAPSE here, or a range that cannot be (VM_NOHUGEPAGE, special)
+            errors.add(os.strerror(ctypes.get_errno()))
+    summary = f"{done >> 20} MiB of {sum(e - s for s, e in regions) >> 20} MiB collapsed into huge pages"
+    return summary + (f" ({', '.join(sorted(errors))} for the rest)" if errors else "")
