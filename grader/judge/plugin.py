@@ -118,7 +118,6 @@ class JudgePlugin:
                 pytest.param("cuda", marks=pytest.mark.skipif(not self.cuda, reason="CUDA not available")),
             ])
 
-    @pytest.hookimpl(trylast=True)  # after -k has deselected: only what will run is "collected"
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         # torch, pytest and the collected checks live as long as the session: freeze them, so that
         # the judge's full collections stop walking them (gc showed as 3 % of validate's samples;
@@ -126,6 +125,7 @@ class JudgePlugin:
         gc.collect()
         gc.freeze()
 
+    @pytest.hookimpl(trylast=True)  # after -k has deselected: only what will run is "collected"
     def pytest_collection_modifyitems(self, session: pytest.Session, config: pytest.Config, items: list) -> None:
         import cloudpickle
 
