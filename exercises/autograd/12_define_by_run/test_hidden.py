@@ -40,22 +40,29 @@ def test_loop_count(sub):
     x_large = 5.0 * torch.randn(3, 4, dtype=torch.float64)
     x_small = 0.05 * torch.randn(3, 4, dtype=torch.float64)
     x_tiny = 1e-5 * torch.randn(3, 4, dtype=torch.float64)   # already below tol: no iteration at all
+    x_exact = torch.tensor([[3.0, 4.0]], dtype=torch.float64)  # norm exactly 5.0: `>= tol` steps once
     cases = {"large-norm x": (x_large, w, 1e-3, 50), "small-norm x": (x_small, w, 1e-3, 50),
              "x already below tol": (x_tiny, w, 1e-3, 50),
-             "non-contracting w, max_iter=7": (x_large, _orthogonal(4, 3.0), 1e-3, 7)}
+             "non-contracting w, max_iter=7": (x_large, _orthogonal(4, 3.0), 1e-3, 7),
+             "norm exactly tol (the loop runs while norm >= tol)": (x_exact, 0.5 * torch.eye(2, dtype=torch.float64),
+                                                                    5.0, 50),
+             "non-contracting w, max_iter left at its default of 50": (x_large, _orthogonal(4, 3.0), 1e-3, None)}
     counts = {}
     for name, (x, w_, tol, max_iter) in cases.items():
+        args = (x, w_, tol) if max_iter is None else (x, w_, tol, max_iter)
         with torch.no_grad():
-            got = sub.iterate_until_small(x, w_, tol, max_iter)
+            got = sub.iterate_until_small(*args)
         assert isinstance(got, tuple) and len(got) == 2, f"expected a tuple (h.sum(), n), got {type(got).__name__}"
         out, n = got
-        exp_out, exp_n = ref.iterate_until_small(x, w_, tol, max_iter)
+        exp_out, exp_n = ref.iterate_until_small(*args)
         assert isinstance(n, int) and not isinstance(n, bool), \
             f"n must be a Python int, got {type(n).__name__} ({name})"
         assert n == exp_n, f"{name}: the loop ran {n} times, expected {exp_n}"
         assert_close(out, exp_out, what=f"h.sum() for {name}")
         counts[name] = n
     assert counts["x already below tol"] == 0
+    assert counts["norm exactly tol (the loop runs while norm >= tol)"] == 1
+    assert counts["non-contracting w, max_iter left at its default of 50"] == 50
     assert counts["large-norm x"] != counts["small-norm x"], \
         "the number of iterations must depend on the input: it is the same for a small and a large x"
 
@@ -104,6 +111,11 @@ def test_branchy_grad_both_branches(sub):
     assert_close(out_neg, torch.tanh(z_neg).sum(), what="branchy_loss for a negative-mean x (tanh branch)")
     assert_close(g_pos, x_pos.T @ (z_pos > 0).to(x_pos.dtype), what="d/dw for a positive-mean x (ReLU branch)")
     assert_close(g_neg, x_neg.T @ (1 - torch.tanh(z_neg) ** 2), what="d/dw for a negative-mean x (tanh branch)")
+    # mean exactly 0 is not > 0: the tanh branch
+    x_zero = torch.tensor([[1.0, -1.0, 0.5], [-0.5, 2.0, -2.0]], dtype=torch.float64)
+    out_zero = sub.branchy_loss(x_zero, w)
+    assert_close(out_zero, torch.tanh(x_zero @ wd).sum(), what="branchy_loss for an x whose mean is exactly 0 "
+                 "(not > 0: the tanh branch)")
 
 
 @check("api")
