@@ -5,10 +5,11 @@
 
 Each part is a judge session of its own (its own fork server) over a share of the exercises, with
 every candidate that has a file for one of them. `grader validate` splits its one big job so;
-batch grading splits one submission's exercises so when it has cores to spare (`judges_for`). Records name their candidate and exercise, so
-merging is concatenation: the result is what one judge over the whole job would have recorded,
-and isolation is unchanged (the candidates of one part share a judge as they would have in one
-session). Parts are balanced by an estimate of their cost (candidates x size of the checks).
+batch grading splits one submission's exercises so when it has cores to spare (`judges_for`).
+Records name their candidate and exercise, so merging is concatenation: the result is what one
+judge over the whole job would have recorded, and isolation is unchanged (the candidates of one
+part share a judge as they would have in one session). Parts are balanced by an estimate of
+their cost (candidates x size of the checks).
 """
 
 from __future__ import annotations
