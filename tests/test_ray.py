@@ -172,3 +172,13 @@ def test_killing_a_worker_nodes_raylet_mid_batch_loses_no_submission(cluster, tm
     assert [s.percent for s in run.submissions][:2] == EXPECTED
     time.sleep(1)
     assert not _judges_under(raylet), "a judge outlived its node"
+
+
+def test_ports_for_one_ray_node_are_distinct_even_when_many_are_asked():
+    # CI once failed every Ray test: two ports taken one at a time came back equal (40391 for the
+    # node manager and the object manager) and `ray start` refused them
+    from grader.runtimes.raylocal import free_ports
+
+    ports = free_ports(300)
+    assert len(set(ports)) == 300, f"{300 - len(set(ports))} repeated ports among {sorted(ports)[:10]}..."
+    assert all(1024 < p < 65536 for p in ports)

@@ -20,9 +20,22 @@ OBJECT_STORE = 80 * 1000 * 1000  # bytes per node (Ray's floor is 75 MB)
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(n: int) -> list[int]:
+    """n distinct ports free right now: every socket stays bound until all are chosen (ports
+    taken one at a time can repeat: the kernel may hand out a just-closed port again)."""
+    sockets = []
+    try:
+        for _ in range(n):
+            s = socket.socket()
+            sockets.append(s)
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 def _ray_exe() -> str:
@@ -33,28 +46,45 @@ def _ray_exe() -> str:
 class LocalRayCluster:
     def __init__(self, head_cpus: int = 1):
         self.tmp = Path(tempfile.mkdtemp(prefix="grader-ray-"))  # short: Ray's socket paths are length-capped
-        self.port = free_port()
-        self.address = f"127.0.0.1:{self.port}"
         self.workers: dict[str, int] = {}  # name -> node manager port
-        self._run(["--head", f"--port={self.port}", f"--num-cpus={head_cpus}", "--include-dashboard=false", f"--ray-client-server-port={free_port()}",
-                   f"--temp-dir={self.tmp}"])
+        self.port = 0
+        self.address = ""
 
-    def _run(self, args: list[str], node_manager_port: int | None = None) -> None:
+        def head(ports: list[int]) -> list[str]:
+            self.port, client_port = ports.pop(), ports.pop()
+            self.address = f"127.0.0.1:{self.port}"
+            return ["--head", f"--port={self.port}", f"--num-cpus={head_cpus}", "--include-dashboard=false",
+                    f"--ray-client-server-port={client_port}", f"--temp-dir={self.tmp}"]
+
+        self._start(head, extra_ports=2, head=True)
+
+    def _start(self, args_for, extra_ports: int = 0, head: bool = False) -> int:
+        """`ray start` with every port chosen here (all distinct); a port another process took in
+        the meantime fails the start, and it is tried again with new ports. Returns the node
+        manager port."""
         env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
-        cmd = [_ray_exe(), "start", *args, f"--object-store-memory={OBJECT_STORE}", "--disable-usage-stats",
-               f"--node-manager-port={node_manager_port or free_port()}", f"--object-manager-port={free_port()}",
-               f"--metrics-export-port={free_port()}", f"--dashboard-agent-listen-port={free_port()}",
-               f"--dashboard-agent-grpc-port={free_port()}", f"--runtime-env-agent-port={free_port()}",
-               "--node-ip-address=127.0.0.1"]
-        out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=180)
-        if out.returncode != 0:
+        for attempt in range(3):
+            ports = free_ports(6 + extra_ports)
+            node_manager = ports.pop()
+            cmd = [_ray_exe(), "start", *args_for(ports), f"--object-store-memory={OBJECT_STORE}", "--disable-usage-stats",
+                   f"--node-manager-port={node_manager}", f"--object-manager-port={ports.pop()}",
+                   f"--metrics-export-port={ports.pop()}", f"--dashboard-agent-listen-port={ports.pop()}",
+                   f"--dashboard-agent-grpc-port={ports.pop()}", f"--runtime-env-agent-port={ports.pop()}",
+                   "--node-ip-address=127.0.0.1"]
+            out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=180)
+            if out.returncode == 0:
+                return node_manager
+            if attempt < 2 and "port" in (out.stdout + out.stderr).lower():
+                if head:
+                    self._kill_all()  # what a head that failed half-way left running
+                continue
             self.stop()
             raise RuntimeError(f"ray start failed ({out.returncode}):\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
+        raise AssertionError("unreachable")
 
     def add_worker(self, cpus: int = 1) -> int:
         """Start a worker node; returns its node manager port (to find its raylet)."""
-        port = free_port()
-        self._run([f"--address={self.address}", f"--num-cpus={cpus}"], node_manager_port=port)
+        port = self._start(lambda ports: [f"--address={self.address}", f"--num-cpus={cpus}"])
         self.workers[str(port)] = port
         return port
 
@@ -79,6 +109,10 @@ class LocalRayCluster:
         return None
 
     def stop(self) -> None:
+        self._kill_all()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def _kill_all(self) -> None:
         for _ in range(3):
             procs = self.processes()
             if not procs:
@@ -89,4 +123,3 @@ class LocalRayCluster:
                 except ProcessLookupError:
                     pass
             time.sleep(0.5)
-        shutil.rmtree(self.tmp, ignore_errors=True)

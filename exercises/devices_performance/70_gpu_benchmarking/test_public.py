@@ -16,5 +16,5 @@ def test_returns_three_statistics(sub):
 def test_sleep_is_about_two_ms(sub):
     result = sub.benchmark(lambda: time.sleep(0.002), warmup=1, iters=10)
     assert isinstance(result, dict) and "median_ms" in result, f"expected a dict of statistics, got {result!r}"
-    assert 1.9 <= result["median_ms"] <= 6.0, \
+    assert 1.9 <= result["median_ms"] <= 10.0, \
         f"fn sleeps 2 ms per call, yet median_ms = {result['median_ms']:.3f}: report milliseconds per call"
