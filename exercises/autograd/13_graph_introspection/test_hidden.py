@@ -124,11 +124,14 @@ def test_one_graph_two_backwards(sub):
 
         with torch.autograd.graph.saved_tensors_hooks(pack, unpack):
             grad = mod.grad_after_two_backwards(x)
-        return grad, unpacked
+        history = isinstance(grad, torch.Tensor) and (grad.requires_grad or grad.grad_fn is not None)
+        return grad, unpacked, history
 
     x = torch.randn(2, 3, dtype=torch.float64)
-    grad, unpacked = sub.probe(observe, sub, x)
+    grad, unpacked, history = sub.probe(observe, sub, x)
     assert isinstance(grad, torch.Tensor), f"grad_after_two_backwards returned {type(grad).__name__}, not a tensor"
+    assert not history, ("the accumulated grad carries autograd history (requires_grad): a plain backward "
+                         "accumulates a plain gradient; create_graph=True is for higher-order derivatives")
     assert_close(grad, 4 * x, what="the grad after two backward passes of (x**2).sum()")
     assert unpacked, "no tensor was saved for backward: build y = (x**2).sum() from a leaf that requires grad"
     assert max(unpacked) >= 2, ("the graph was rebuilt for the second backward: build y once and call "

@@ -72,13 +72,22 @@ def test_td_target_gets_no_grad(sub):
         next_q = net(s_next).max(dim=1).values        # same network: must be treated as a constant
         q_pred.retain_grad()
         next_q.retain_grad()
-        mod.td_loss(q_pred, reward, next_q, gamma).backward()
-        return {"next_q_grad_is_none": next_q.grad is None,
+        loss = mod.td_loss(q_pred, reward, next_q, gamma)
+        # the caller's next_q is left as it was: still in its graph (detach_() would cut it there)
+        kept = next_q.requires_grad and next_q.grad_fn is not None
+        leaf = torch.ones(8, requires_grad=True)
+        mod.td_loss(q_pred.detach(), reward, leaf, gamma)
+        kept_leaf = leaf.requires_grad
+        loss.backward()
+        return {"next_q_grad_is_none": next_q.grad is None, "next_q_kept": kept, "leaf_kept": kept_leaf,
                 "q_grad": None if q_pred.grad is None else q_pred.grad.clone(),
                 "weight_grad": None if net.weight.grad is None else net.weight.grad.clone()}
 
     seen = sub.probe(observe, sub, net, s, s_next, actions, reward, gamma)
     assert seen["next_q_grad_is_none"], "next_q received a gradient: the TD target must be a constant (detach it)"
+    assert seen["next_q_kept"] and seen["leaf_kept"], (
+        "td_loss changed the caller's next_q: it no longer requires grad or lost its graph. Use next_q.detach() "
+        "(a new tensor), not next_q.detach_() or next_q.requires_grad_(False), which change the caller's tensor")
 
     expected_net = copy.deepcopy(net)
     q = expected_net(s).gather(1, actions[:, None]).squeeze(1)

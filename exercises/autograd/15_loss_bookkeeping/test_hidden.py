@@ -198,6 +198,29 @@ def test_fp16_accumulation_finite(sub):
     assert abs(result - 60000.0) <= 1e-4 * 60000.0, f"expected a mean of 60000, got {result}"
 
 
+@check("dtype")
+def test_float64_accumulation_on_cpu(sub):
+    # The CPU has float64, so the sum is kept in float64: a float32 sum loses what float32 cannot
+    # hold (2**-31 next to 1), and drifts over many float32 additions of 0.1.
+    def observe(mod):
+        fine = mod.RunningMean()
+        fine.update(torch.tensor(1.0 + 2.0 ** -30, dtype=torch.float64), 1)
+        fine.update(torch.tensor(1.0, dtype=torch.float64), 1)
+        many = mod.RunningMean()
+        tenth = torch.tensor(0.1, dtype=torch.float32)
+        for _ in range(20_000):
+            many.update(tenth, 1)
+        return fine.compute(), many.compute(), float(tenth.double())
+
+    fine, many, tenth = sub.probe(observe, sub)
+    assert float(fine) == 1.0 + 2.0 ** -31, (
+        f"the mean of float64 losses 1 + 2**-30 and 1 is {float(fine)!r}, not 1 + 2**-31: on the CPU accumulate "
+        "in float64 (a float32 sum rounds the difference away)")
+    assert abs(float(many) - tenth) <= 1e-12, (
+        f"20 000 updates of the float32 loss 0.1 give a mean of {float(many)!r}, expected {tenth!r}: the float32 "
+        "sum drifts; on the CPU accumulate in float64")
+
+
 @check("value")
 def test_reset_and_empty(sub):
     meter = sub.RunningMean()

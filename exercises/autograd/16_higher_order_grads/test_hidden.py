@@ -155,6 +155,44 @@ def test_hvp_is_exact_double_backward(sub):
                         "evaluation of f (create_graph=True), not by differences of gradients")
 
 
+@check("state")
+def test_hvp_plain_result_inputs_untouched(sub):
+    # Called under no_grad (as inside an optimizer's step), with a plain x, a leaf that requires
+    # grad and a non-leaf: the HVP is right each time, has no history, and x is left as it was.
+    def observe(mod, x, v):
+        f = lambda t: (t ** 3).sum()  # noqa: E731
+        seen = {}
+        with torch.no_grad():
+            plain = x.clone()
+            out = mod.hessian_vector_product(f, plain, v)
+            seen["no_grad"] = (out, plain.requires_grad, plain.grad is None)
+        leaf = x.clone().requires_grad_(True)
+        out = mod.hessian_vector_product(f, leaf, v)
+        seen["leaf"] = (out, leaf.requires_grad and leaf.grad is None and leaf.grad_fn is None)
+        w = x.clone().requires_grad_(True)
+        inner = w * 1.0
+        out = mod.hessian_vector_product(f, inner, v)
+        seen["non_leaf"] = (out, inner.grad_fn is not None and inner.requires_grad and w.grad is None)
+        return {k: (t[0].detach() if isinstance(t[0], torch.Tensor) else t[0],
+                    isinstance(t[0], torch.Tensor) and t[0].requires_grad, *t[1:]) for k, t in seen.items()}
+
+    x, v = torch.randn(5, dtype=torch.float64), torch.randn(5, dtype=torch.float64)
+    seen = sub.probe(observe, sub, x, v)
+    out, has_history, x_requires_grad, no_grad_x = seen["no_grad"]
+    assert isinstance(out, torch.Tensor), f"hessian_vector_product returned {type(out).__name__}, not a tensor"
+    assert_close(out, 6 * x * v, what="HVP of sum(x**3) called under torch.no_grad() (turn grad mode on inside)")
+    assert not x_requires_grad and no_grad_x, \
+        "hessian_vector_product switched on requires_grad of the caller's x: differentiate a detached copy"
+    assert not has_history, "the HVP under no_grad carries autograd history: the result is a plain tensor"
+    for case, what in (("leaf", "a leaf x that requires grad"), ("non_leaf", "a non-leaf x (w * 1.0)")):
+        out, has_history, untouched = seen[case]
+        assert_close(out, 6 * x * v, what=f"HVP of sum(x**3) at {what}")
+        assert not has_history, (f"the HVP at {what} requires grad: return a plain result (no create_graph "
+                                 "on the second backward)")
+        assert untouched, (f"hessian_vector_product changed the caller's {what} (its requires_grad, .grad or "
+                           "graph): work on x.detach().requires_grad_(), not on x itself")
+
+
 @check("api", weight=2)
 def test_no_explicit_hessian(sub):
     sub.static.require_implemented("hessian_vector_product")

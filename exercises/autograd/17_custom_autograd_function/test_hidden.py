@@ -51,6 +51,31 @@ def test_logsumexp_gradcheck(sub, dim):
     assert torch.autograd.gradcheck(lambda t: sub.StableLogSumExp.apply(t, dim), (x,), atol=1e-6, rtol=1e-5)
 
 
+@check("grad")
+def test_backward_leaves_grad_output_alone(sub):
+    # autograd hands backward the caller's own grad_outputs tensor: an in-place change there
+    # (grad_out.unsqueeze_, grad_out.mul_) reshapes or rewrites the caller's tensor
+    def observe(mod):
+        x = torch.randn(3, 4, dtype=torch.float64, requires_grad=True)
+        seen = {}
+        for name, fn, g in (("StableLogSumExp", lambda t: mod.StableLogSumExp.apply(t, 1), torch.randn(3, dtype=torch.float64)),
+                            ("SignSTE", mod.SignSTE.apply, torch.randn(3, 4, dtype=torch.float64))):
+            before = g.clone()
+            (grad,) = torch.autograd.grad(fn(x), x, grad_outputs=g)
+            seen[name] = (tuple(before.shape), tuple(g.shape), bool(g.shape == before.shape and torch.equal(g, before)),
+                          grad.detach().clone(), before)
+        return x.detach(), seen
+
+    x, seen = sub.probe(observe, sub)
+    for name, (before, after, same, grad, g) in seen.items():
+        assert same, (f"{name}'s backward changed the caller's grad_outputs tensor (shape {before} -> {after}): "
+                      "grad_out may be the caller's own tensor; use out-of-place ops (unsqueeze, not unsqueeze_)")
+    _, _, _, grad, g = seen["StableLogSumExp"]
+    assert_close(grad, g.unsqueeze(1) * torch.softmax(x, dim=1), what="StableLogSumExp gradient for grad_outputs g")
+    _, _, _, grad, g = seen["SignSTE"]
+    assert_close(grad, g * (x.abs() <= 1), what="SignSTE gradient for grad_outputs g")
+
+
 @check("api", weight=2)
 def test_saves_with_save_for_backward(sub):
     def saved_tensor_usage(mod):

@@ -126,6 +126,21 @@ def test_train_eval_modes(sub):
 
     assert not any(sub.probe(flags, model)), "model.eval() must set training=False on every submodule"
 
+    def default_dropout(mod, x):
+        # dropout defaults to 0.0: in train() the default model drops nothing, so two calls agree
+        from torch import nn
+
+        model = mod.MLP(16, [64], 8)
+        nn.Module.train(model, True)
+        with torch.no_grad():
+            first, second = model(x), model(x)
+        ps = {name: m.p for name, m in nn.Module.named_modules(model) if isinstance(m, nn.Dropout)}
+        return torch.equal(first, second), ps
+
+    same, ps = sub.probe(default_dropout, sub, x)
+    assert ps == {"dropout": 0.0}, f"MLP(16, [64], 8) has dropout modules {ps}: the default is dropout=0.0 in self.dropout"
+    assert same, "MLP(16, [64], 8) in train() gives different outputs for the same x: the default dropout is 0.0"
+
 
 @check("grad")
 def test_every_parameter_gets_grad(sub):

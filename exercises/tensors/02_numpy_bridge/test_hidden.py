@@ -138,6 +138,16 @@ def test_to_numpy_shares_memory(sub):
     _assert_array(arr, np.array([42.0, 1.0, 2.0, 3.0], dtype=np.float32), "to_numpy(t, copy=False) after a write")
     assert t[0].item() == 42.0, "to_numpy(t, copy=False) on a CPU float32 tensor must share memory with t"
 
+    def default_shares(mod):
+        t = torch.arange(3, dtype=torch.float64)
+        arr = mod.to_numpy(t)  # copy defaults to False
+        if isinstance(arr, np.ndarray):
+            arr[2] = -1.0
+        return t
+
+    assert sub.probe(default_shares, sub)[2].item() == -1.0, \
+        "to_numpy(t) (copy left at its default, False) on a CPU float64 tensor must share memory with t"
+
 
 @check("value")
 def test_to_numpy_copy_is_independent(sub):

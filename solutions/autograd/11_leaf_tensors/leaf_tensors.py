@@ -9,12 +9,9 @@ from torch import Tensor
 
 def make_trainable(data: Any, device: torch.device | str = "cpu") -> Tensor:
     """float32 LEAF tensor on device with requires_grad=True holding data (int data allowed)."""
-    if isinstance(data, Tensor):
-        values = data.detach().to(device=device, dtype=torch.float32, copy=True)
-    else:
-        # Create it directly with the final dtype and device: nothing happens to it afterwards,
-        # so it stays a leaf. (requires_grad=True on integer data would raise.)
-        values = torch.tensor(data, dtype=torch.float32, device=device)
+    # Create it directly with the final dtype and device: nothing happens to it afterwards, so it
+    # stays a leaf. (requires_grad=True on integer data would raise.)
+    values = torch.tensor(data, dtype=torch.float32, device=device)
     return values.requires_grad_(True)
 
 
