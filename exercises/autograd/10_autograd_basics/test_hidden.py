@@ -75,6 +75,17 @@ def test_accumulated_grad(sub):
     assert_close(sub.accumulated_grad(trainable, 2), 4 * trainable.detach(),
                  what="grad after 2 backward calls, x requiring grad")
 
+    def callers_x(mod):
+        # in the candidate's process: the caller's own x, not a copy sent over
+        x = torch.randn(5, dtype=torch.float64, requires_grad=True)
+        mod.accumulated_grad(x, 2)
+        return x.requires_grad, x.grad is None, x.is_leaf
+
+    requires_grad, no_grad_field, leaf = sub.probe(callers_x, sub)
+    assert requires_grad and no_grad_field and leaf, (
+        "accumulated_grad changed the caller's x (its requires_grad or .grad): work on a fresh leaf copy, "
+        "x.detach().clone(), never on x itself (x.detach_() changes the caller's tensor)")
+
 
 @check("value", weight=2)
 def test_descent_converges(sub):
