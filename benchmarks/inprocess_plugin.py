@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import random
+import time
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +22,12 @@ class InProcessSubmission:
 
     def probe(self, fn, *args, **kwargs):
         return fn(*(self._module if a is self else a for a in args), **kwargs)
+
+    def timed(self, fn, *args, **kwargs):
+        """`probe` and the seconds it took, as the judge's `sub.timed` (here there is no worker)."""
+        start = time.perf_counter()
+        answer = self.probe(fn, *args, **kwargs)
+        return answer, time.perf_counter() - start
 
     def __getattr__(self, name):
         return getattr(self._module, name)

@@ -3,13 +3,15 @@ sleeping process late by a few ms, and still fail the timings they are for.
 
 CI once measured a correct answer's 1 ms sleeps at a 5.2 ms median, three runs in a row, and
 failed the reference's alternative. Here every `time.sleep` is stretched by a fixed delay (the
-late wake-up, taken to the worst seen) and the checks run in this process against the reference,
-an alternative and the mistakes they name in "Caught by"."""
+late wake-up, taken to the worst seen) and the checks run in this process, with the benchmarks'
+in-process `sub`, against the reference, an alternative and the mistakes they name in "Caught by"."""
 import importlib.util
 import time
 from pathlib import Path
 
 import pytest
+
+from benchmarks.inprocess_plugin import InProcessSubmission
 
 ROOT = Path(__file__).resolve().parents[1]
 EXERCISE = ROOT / "exercises" / "devices_performance" / "70_gpu_benchmarking"
@@ -22,22 +24,6 @@ def _load(path: Path, name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-class _InProcessSub:
-    """What the checks use of `sub`: the submission's names, `timed` (the judge's clock around
-    the call) and `probe`, all run here."""
-
-    def __init__(self, module):
-        self.benchmark = module.benchmark
-
-    def timed(self, fn, *args):
-        begin = time.perf_counter()
-        result = fn(*args)
-        return result, time.perf_counter() - begin
-
-    def probe(self, fn, *args):
-        return fn(*args)
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +39,8 @@ def _stretch_sleeps(monkeypatch, late_ms):
 @pytest.mark.parametrize("late_ms", [0.0, 5.0])
 @pytest.mark.parametrize("answer", ["gpu_benchmarking.py", "alternatives/default_timer_sync.py"])
 def test_correct_answers_pass_the_timing_checks_when_sleeps_wake_late(hidden, monkeypatch, answer, late_ms):
-    sub = _InProcessSub(_load(SOLUTIONS / answer, f"_timing_answer_{Path(answer).stem}"))
+    path = SOLUTIONS / answer
+    sub = InProcessSubmission(_load(path, f"_timing_answer_{path.stem}"), path)
     _stretch_sleeps(monkeypatch, late_ms)
     for name in CHECKS:
         getattr(hidden, name)(sub)
@@ -65,7 +52,8 @@ def test_correct_answers_pass_the_timing_checks_when_sleeps_wake_late(hidden, mo
                                             ("seconds_not_ms", "test_sleep_statistics"),
                                             ("seconds_not_ms", "test_per_call_statistics")])
 def test_wrong_timings_fail_also_when_sleeps_wake_late(hidden, monkeypatch, mistake, check, late_ms):
-    sub = _InProcessSub(_load(SOLUTIONS / "mistakes" / f"{mistake}.py", f"_timing_mistake_{mistake}"))
+    path = SOLUTIONS / "mistakes" / f"{mistake}.py"
+    sub = InProcessSubmission(_load(path, f"_timing_mistake_{mistake}"), path)
     _stretch_sleeps(monkeypatch, late_ms)
     with pytest.raises(AssertionError):
         getattr(hidden, check)(sub)

@@ -56,15 +56,15 @@ class LocalRayCluster:
             return ["--head", f"--port={self.port}", f"--num-cpus={head_cpus}", "--include-dashboard=false",
                     f"--ray-client-server-port={client_port}", f"--temp-dir={self.tmp}"]
 
-        self._start(head, extra_ports=2, head=True)
+        self._start(head, head=True)
 
-    def _start(self, args_for, extra_ports: int = 0, head: bool = False) -> int:
-        """`ray start` with every port chosen here (all distinct); a port another process took in
-        the meantime fails the start, and it is tried again with new ports. Returns the node
-        manager port."""
+    def _start(self, args_for, head: bool = False) -> int:
+        """`ray start` with every port chosen here (all distinct: six for any node, two more that
+        `args_for` takes for a head); a port another process took in the meantime fails the start,
+        and it is tried again with new ports. Returns the node manager port."""
         env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
         for attempt in range(3):
-            ports = free_ports(6 + extra_ports)
+            ports = free_ports(8 if head else 6)
             node_manager = ports.pop()
             cmd = [_ray_exe(), "start", *args_for(ports), f"--object-store-memory={OBJECT_STORE}", "--disable-usage-stats",
                    f"--node-manager-port={node_manager}", f"--object-manager-port={ports.pop()}",

@@ -161,20 +161,22 @@ def test_hvp_plain_result_inputs_untouched(sub):
     # grad and a non-leaf: the HVP is right each time, has no history, and x is left as it was.
     def observe(mod, x, v):
         f = lambda t: (t ** 3).sum()  # noqa: E731
+
+        def answer(out):  # (the HVP as data, whether it carries history)
+            return (out.detach(), out.requires_grad) if isinstance(out, torch.Tensor) else (out, False)
+
         seen = {}
         with torch.no_grad():
             plain = x.clone()
-            out = mod.hessian_vector_product(f, plain, v)
-            seen["no_grad"] = (out, plain.requires_grad, plain.grad is None)
+            seen["no_grad"] = (*answer(mod.hessian_vector_product(f, plain, v)), plain.requires_grad, plain.grad is None)
         leaf = x.clone().requires_grad_(True)
-        out = mod.hessian_vector_product(f, leaf, v)
-        seen["leaf"] = (out, leaf.requires_grad and leaf.grad is None and leaf.grad_fn is None)
+        out = answer(mod.hessian_vector_product(f, leaf, v))
+        seen["leaf"] = (*out, leaf.requires_grad and leaf.grad is None and leaf.grad_fn is None)
         w = x.clone().requires_grad_(True)
         inner = w * 1.0
-        out = mod.hessian_vector_product(f, inner, v)
-        seen["non_leaf"] = (out, inner.grad_fn is not None and inner.requires_grad and w.grad is None)
-        return {k: (t[0].detach() if isinstance(t[0], torch.Tensor) else t[0],
-                    isinstance(t[0], torch.Tensor) and t[0].requires_grad, *t[1:]) for k, t in seen.items()}
+        out = answer(mod.hessian_vector_product(f, inner, v))
+        seen["non_leaf"] = (*out, inner.grad_fn is not None and inner.requires_grad and w.grad is None)
+        return seen
 
     x, v = torch.randn(5, dtype=torch.float64), torch.randn(5, dtype=torch.float64)
     seen = sub.probe(observe, sub, x, v)
