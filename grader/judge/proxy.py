@@ -189,14 +189,23 @@ class Submission:
             self._on_tamper(message)
         raise canary.CanaryMismatch(message)
 
-    def measure_memory(self, fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, int]:
+    def measure_memory(self, fn: Any, *args: Any, count_held: bool = False, **kwargs: Any) -> tuple[Any, int]:
         """Call `fn` (the candidate's, e.g. `sub.pairwise_sq_dists`) and return (its result, the
-        growth of the worker's resident memory at its peak during the call, in bytes).
+        memory the call needed, in bytes): the growth of the worker's resident memory at its peak
+        during the call, plus what every process it started wrote (their page faults: children
+        that have exited by the end count too) and what its live descendants hold beyond what
+        they held before.
+
+        `count_held`: count the memory held before the call as well, i.e. the worker's peak above
+        a worker that has done nothing (its fork server's resident size), and all its
+        descendants hold. Use it where a solution needs no memory kept from earlier (a pure
+        function): memory touched at import and released inside the call (ballast), or a buffer
+        filled in place, would otherwise hide what the call writes.
 
         Measured from outside the worker: its fork server resets the peak-RSS mark
-        (/proc/PID/clear_refs) right before the call and reads VmHWM right after, so neither
-        memory touched earlier (at import) nor anything the candidate patches in the worker
-        changes the figure. It includes decoding the arguments and encoding the result."""
+        (/proc/PID/clear_refs) right before the call and reads VmHWM right after, so nothing the
+        candidate patches in the worker changes the figure. It includes decoding the arguments
+        and encoding the result."""
         self.module  # noqa: B018 - the worker exists
         assert self._worker is not None and self._worker.pid is not None
         before = self._zygote.peak_memory(self._worker.pid, reset=True)
@@ -206,7 +215,14 @@ class Submission:
         after = self._zygote.peak_memory(self._worker.pid) if self._worker.pid is not None else {"error": "worker gone"}
         if "error" in after:
             raise RuntimeError(f"memory could not be measured: {after['error']}")
-        return result, max(0, after["hwm"] - before["rss"])
+        children = max(0, after["child_faults"] - before["child_faults"])
+        if count_held:
+            own = after["hwm"] - min(before["base"], after["base"])
+            held = max(before["others"], after["others"])
+        else:
+            own = after["hwm"] - before["rss"]
+            held = max(0, after["others"] - before["others"])
+        return result, max(0, own) + held + children
 
     def read_file(self, path: str, max_bytes: int = 64 << 20) -> bytes:
         """The bytes of a file the candidate's code wrote, `path` relative to the worker's scratch

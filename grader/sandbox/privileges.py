@@ -8,6 +8,8 @@
 - `install_filter`: a seccomp filter that refuses io_uring (which can open sockets behind
   seccomp's back), syscalls of another architecture (i386's socketcall on x86_64), System V IPC
   objects and the kernel keyring (both outlive the worker; the keyring holds the user's secrets),
+  the two prctl options that would hide a measured call's memory (no longer a child subreaper,
+  transparent huge pages back on: see treemem.children_faults),
   and socket(2): for every family where nothing hides the host (`deny_new_sockets`), for all but
   Unix, IP and netlink where the worker's own namespaces or its container do (see `namespaces`).
   Landlock (ABI <= 7) governs TCP only: without this a local worker could send UDP anywhere (DNS
@@ -37,6 +39,10 @@ _ARCHES = {"x86_64": (0xC000003E, 41, 425, 426, 427), "aarch64": (0xC00000B7, 19
 _DENIED = {"x86_64": {"shmget": 29, "semget": 64, "msgget": 68, "add_key": 248, "request_key": 249, "keyctl": 250},
            "aarch64": {"msgget": 186, "semget": 190, "shmget": 194, "add_key": 217, "request_key": 218,
                        "keyctl": 219}}
+# prctl(2) options a worker may not use: both would hide memory a measured call writes from the
+# fork server's count (see treemem.children_faults), which sets them before the worker starts.
+_PRCTL = {"x86_64": 157, "aarch64": 167}
+_PR_SET_CHILD_SUBREAPER, _PR_SET_THP_DISABLE = 36, 41
 _X32_SYSCALL_BIT = 0x40000000
 AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
 # Socket families a worker may open where its namespaces (or its container) hide the host.
@@ -78,6 +84,16 @@ def _filter_program(socket_families: tuple[int, ...] = ()) -> bytes:
         program += [(_BPF_JEQ_K, 0, 1, nr), (_BPF_RET_K, 0, 0, deny_other)]
     for nr in _DENIED[platform.machine()].values():
         program += [(_BPF_JEQ_K, 0, 1, nr), (_BPF_RET_K, 0, 0, deny_ipc)]
+    # prctl: the two options refused by their first argument; then the syscall number is loaded
+    # again for what follows (the accumulator held the argument)
+    program += [
+        (_BPF_JEQ_K, 0, 4, _PRCTL[platform.machine()]),
+        (_BPF_LD_W_ABS, 0, 0, 16),  # seccomp_data.args[0] (low word)
+        (_BPF_JEQ_K, 1, 0, _PR_SET_CHILD_SUBREAPER),
+        (_BPF_JEQ_K, 0, 1, _PR_SET_THP_DISABLE),
+        (_BPF_RET_K, 0, 0, deny_ipc),
+        (_BPF_LD_W_ABS, 0, 0, 0),  # seccomp_data.nr
+    ]
     if socket_families:
         # not socket(2): skip to the final allow; else load args[0] (the family, low word) and
         # allow it only when listed

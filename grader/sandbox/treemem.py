@@ -69,3 +69,36 @@ def tree_memory(worker: int, fork_server: int | None, others: set[int] | frozens
             used += _proportional_size(pid)
         pending += _children(pid)
     return used, len(seen) - len(others)
+
+
+def _faults(pid: int | str) -> tuple[int, int]:
+    """(page faults of `pid` itself, page faults of the children it has reaped), minor and major
+    together, from /proc/PID/stat (a zombie's still reads); (0, 0) when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+        fields = stat[stat.rfind(b")") + 2:].split()
+        # minflt cminflt majflt cmajflt: the 10th to 13th fields of stat, 8-11 after the name
+        return int(fields[7]) + int(fields[9]), int(fields[8]) + int(fields[10])
+    except (OSError, ValueError, IndexError):
+        return 0, 0
+
+
+def children_faults(worker: int) -> int:
+    """Page faults of every process the worker started, live, zombie or reaped by it: each page a
+    child first touches (a fresh page, or its copy of one it shares with the worker) is a fault,
+    so faults x page size is memory the children wrote, however briefly. The worker is a child
+    subreaper (orphaned grandchildren come back to it) and cannot stop being one, nor turn on
+    transparent huge pages (one fault for 2 MiB): both refused by its seccomp filter."""
+    total = _faults(worker)[1]
+    seen = {worker}
+    pending = _children(worker)
+    while pending:
+        pid = pending.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        own, reaped = _faults(pid)
+        total += own + reaped
+        pending += _children(pid)
+    return total

@@ -32,10 +32,11 @@ import sys
 
 from grader.sandbox.cleanup import remove_tree
 from grader.sandbox.hugepages import collapse_anonymous_memory
-from grader.sandbox.treemem import tree_memory
+from grader.sandbox.treemem import PAGE, children_faults, tree_memory
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_THP_DISABLE = 41
 
 
 def _prctl(option: int, value: int) -> None:
@@ -127,10 +128,13 @@ def _reap_strays(active: set[int]) -> int:
 
 
 def peak_memory(pid: int, reset: bool = False) -> dict:
-    """A worker's resident size and its peak since the last reset, in bytes, read from outside it.
-    `reset`: first set the peak mark back to the current size (/proc/PID/clear_refs "5"), so a
-    measured call's peak is its own, not the process's lifetime peak (memory touched at import
-    would hide it)."""
+    """A worker's resident size and its peak since the last reset, in bytes, read from outside it,
+    with what a measured call must also answer for: `others`, the memory its descendants hold
+    (`tree_memory`), `child_faults`, the page faults of every process it started
+    (`children_faults`), and `base`, this fork server's resident size (what a worker that has
+    done nothing holds: the two share every page at first). `reset`: first set the peak mark back
+    to the current size (/proc/PID/clear_refs "5"), so a measured call's peak is its own, not the
+    process's lifetime peak (memory touched at import would hide it)."""
     answer: dict = {}
     try:
         if reset:
@@ -141,8 +145,13 @@ def peak_memory(pid: int, reset: bool = False) -> dict:
                 key, _, value = line.partition(":")
                 if key in ("VmRSS", "VmHWM"):
                     answer[key[2:].lower()] = int(value.split()[0]) * 1024
+        with open("/proc/self/statm") as fh:
+            answer["base"] = int(fh.read().split()[1]) * PAGE
     except (OSError, ValueError, IndexError) as exc:
         return {"error": f"cannot read the worker's memory: {exc}"}
+    used, _ = tree_memory(pid, None)
+    answer["others"] = max(0, (used or 0) - answer.get("rss", 0))
+    answer["child_faults"] = children_faults(pid) * PAGE
     return answer
 
 
@@ -155,6 +164,11 @@ def _fork_worker(ctrl: socket.socket, request: dict, fds: list[int]) -> int:
             ctrl.close()
             os.setsid()
             _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            # What a measured call's processes write is counted in page faults (see
+            # treemem.children_faults): orphans come back here, every fault is one 4 KiB page.
+            # Neither can be undone: the seccomp filter refuses both prctl options.
+            _prctl(PR_SET_CHILD_SUBREAPER, 1)
+            _prctl(PR_SET_THP_DISABLE, 1)
             devnull = os.open(os.devnull, os.O_RDONLY)
             os.dup2(devnull, 0)
             os.dup2(output_fd, 1)

@@ -71,6 +71,13 @@ TAMPERED = r"tampering detected: "  # the check that saw it
 # every other check of the exercise: voided if it passed, its own failure otherwise
 VOIDED = r"voided: tampering detected: |tampering detected: |differs from the expected values"
 
+# 05's hidden checks that an answer right in every value earns on this machine; its memory check
+# is what the memory attacks aim at
+VALUES_05 = frozenset({FEATURE, SAMPLE, PAIRWISE, "test_feature_bias_shape", "test_sample_bias_square[cpu]",
+                       "test_sample_bias_rectangular[cpu]", "test_pairwise_shape", "test_pairwise_matches_cdist[cpu]",
+                       "test_inputs_untouched", "test_no_cdist_no_loops"})
+MEMORY_05 = r"the call needed \d+ MiB at its peak for N = M = 1024, D = 128 \(limit 64 MiB"
+
 TALLY: dict[tuple[str, str], str] = {}  # (runtime, attack) -> contained | known gap
 
 
@@ -295,6 +302,13 @@ HIDDEN = [
     # A one-Linear model whose state_dict, named_parameters, parameters, named_modules, children and
     # load_state_dict show decoy hidden layers: it earns what the same model without decoys earns
     # (the two shape checks), as the checks read torch's registries and the real forward.
+    # Five ways to hide a materialised (N, M, D) tensor from a memory check that measures growth
+    # above where the worker stood: ballast freed inside the call, a buffer filled in place, a
+    # child that exits, a helper process started at import, an orphaned grandchild. The check
+    # counts held memory (the worker's peak above a fresh one, its descendants') and the page
+    # faults of every process the worker starts: each earns exactly what its right values earn.
+    *(Attack(name, {"test_pairwise_memory_cpu": MEMORY_05}, passes=VALUES_05)
+      for name in ("ballast_swap", "prefilled_buffer", "child_computes", "child_server", "orphan_computes")),
     Attack("decoy_layers", {"test_registered_layers": r"state_dict has no \['layers\.0\.weight', 'layers\.1\.weight'\]"},
            exercise="18_custom_mlp_module", passes=frozenset({"test_forward_shape", "test_output_shapes"})),
 ]
