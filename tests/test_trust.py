@@ -364,3 +364,63 @@ def test_peak_memory_is_a_delta_around_the_call():
     del ballast
     grew, _ = probes.peak_rss_delta(lambda: torch.ones(32 << 20, dtype=torch.uint8).sum())
     assert grew > 16 << 20
+
+
+def test_module_registries_that_lie_are_refused_and_torch_own_pass():
+    """The registry guard (grader.sandbox.registries): torch's readers refuse a module whose
+    `_modules`/`_parameters`/`_buffers` is not the plain dict torch made (a dict subclass showing
+    decoy layers, a class-level property, a spoofed torch class), TorchScript's own registries
+    and torch.compile pass, and taking the guard off is seen by the tamper guard."""
+    import subprocess
+    import sys
+
+    script = """if True:
+        import copy, torch
+        from torch import nn
+        from grader.sandbox import registries
+        from grader.sandbox.worker import TamperGuard, TamperingDetected
+        registries.install()
+        guard = TamperGuard()
+
+        def refused(model):
+            try:
+                nn.Module.state_dict(model)
+            except TamperingDetected as exc:
+                return str(exc)
+            return None
+
+        honest = [nn.Linear(2, 2), nn.Sequential(nn.Linear(2, 3), nn.ReLU()), nn.ModuleDict({"a": nn.Linear(2, 2)})]
+        model = nn.Sequential(nn.Linear(4, 4), nn.BatchNorm1d(4)).eval()
+        honest += [torch.jit.script(model), torch.jit.trace(model, torch.randn(2, 4)),
+                   torch.jit.freeze(torch.jit.script(copy.deepcopy(model))),
+                   torch.compile(nn.Linear(2, 2), backend="eager")]
+        for m in honest:
+            assert refused(m) is None, (type(m), refused(m))
+            list(m.named_parameters()); m.to(torch.float64)
+
+        class Lying(dict):
+            def items(self):
+                return {**dict(dict.items(self)), "decoy": nn.Linear(2, 2)}.items()
+
+        lying = nn.Linear(2, 2)
+        lying.__dict__["_modules"] = Lying()
+        assert "_modules is a Lying" in refused(lying), refused(lying)
+
+        class Shadow(nn.Module):
+            _parameters = property(lambda self: {"w": nn.Parameter(torch.ones(1))}, lambda self, v: None)
+        assert "Shadow._parameters is redefined" in refused(Shadow()), refused(Shadow())
+
+        class Spoof(nn.Module):
+            pass
+        Spoof.__module__ = "torch.jit._script"
+        spoof = Spoof()
+        del spoof.__dict__["_buffers"]
+        assert "Spoof._buffers is missing" in refused(spoof), refused(spoof)
+
+        assert guard.changed() == [], guard.changed()
+        nn.Module.named_modules = nn.Module.named_modules.__wrapped__  # the guard taken off
+        assert guard.changed() == ["torch.nn.Module.named_modules"], guard.changed()
+        print("ok")
+    """
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 0 and result.stdout.strip().endswith("ok"), result.stderr[-3000:]

@@ -56,7 +56,7 @@ class TamperingDetected(Exception):
 # submission that replaces `warnings.warn` or `warnings.showwarning` would hide what it raised.
 _WATCHED = ("torch", "torch.Tensor", "torch.nn.Module", "torch.nn.functional", "torch.autograd", "torch.sparse",
             "torch.testing", "torch.cuda", "numpy", "numpy.testing", "builtins", "time", "resource", "math",
-            "warnings")
+            "warnings", "gc", "torch.jit._script.OrderedDictWrapper", "torch.jit._script.OrderedModuleDict")
 
 
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
@@ -78,7 +78,11 @@ class TamperGuard:
         self._static = inspect.getattr_static
         self.snapshot: list[tuple[str, Any, str, Any]] = []
         self.modules: dict[str, Any] = {}
-        classes = {"torch.Tensor": torch.Tensor, "torch.nn.Module": torch.nn.Module}
+        import torch.jit._script as script
+
+        classes = {"torch.Tensor": torch.Tensor, "torch.nn.Module": torch.nn.Module,
+                   "torch.jit._script.OrderedDictWrapper": script.OrderedDictWrapper,
+                   "torch.jit._script.OrderedModuleDict": script.OrderedModuleDict}
         for label in _WATCHED:
             owner = classes.get(label)
             if owner is None:
@@ -127,6 +131,8 @@ class TamperGuard:
         torch.compile) wraps torch.manual_seed and others in functions of its own around the
         originals, torch.compile patches nn.Module's methods, and set_default_dtype rebinds
         torch.Storage to one of the typed storages."""
+        if getattr(original, "__grader_registry_guard__", False):
+            return False  # the registry guard (grader.sandbox.registries): only the candidate removes it
         if label == "torch.cuda" and name == "default_generators":
             return isinstance(value, tuple) and all(isinstance(g, torch.Generator) for g in value)
         if label == "torch.cuda" and name.startswith("_"):
@@ -437,6 +443,9 @@ def serve(sock: socket.socket, config: dict) -> None:
     sandbox = _sandbox(config)
     seed_everything(config.get("seed", 0))
     sys.dont_write_bytecode = True
+    from grader.sandbox import registries
+
+    registries.install()  # a no-op in a worker of the fork server, which installed it
     guard = PRISTINE or TamperGuard()
     try:
         module = import_candidate(config["candidate"], config["module_name"])

@@ -309,6 +309,11 @@ HIDDEN = [
     # faults of every process the worker starts: each earns exactly what its right values earn.
     *(Attack(name, {"test_pairwise_memory_cpu": MEMORY_05}, passes=VALUES_05)
       for name in ("ballast_swap", "prefilled_buffer", "child_computes", "child_server", "orphan_computes")),
+    # The registries themselves lie (a dict subclass, a class-level property), or the guard that
+    # refuses such registries is taken off torch first: tampering, the exercise scores 0.
+    *(Attack(name, {"*": VOIDED + r"|raised TamperingDetected: the submission replaced|should differ between calls"},
+             exercise="18_custom_mlp_module", evidence=_tampering_flagged)
+      for name in ("lying_registry", "shadow_registry", "unguard_torch")),
     Attack("decoy_layers", {"test_registered_layers": r"state_dict has no \['layers\.0\.weight', 'layers\.1\.weight'\]"},
            exercise="18_custom_mlp_module", passes=frozenset({"test_forward_shape", "test_output_shapes"})),
 ]

@@ -1,0 +1,91 @@
+"""torch's module registries, checked wherever torch reads them in the worker.
+
+`nn.Module.state_dict`, `named_modules`, `named_parameters`, `load_state_dict`... read a module's
+`_modules`, `_parameters` and `_buffers`. Checks call these base methods (never the candidate's
+overrides), but a submission can make the registries themselves lie: a `dict` subclass whose
+`items()` shows decoy layers that forward never uses, or a class-level `_modules` property that
+shadows the real one. Every torch method that reads a registry is wrapped here (in the fork
+server, before the tamper guard's snapshot, so a replaced wrapper is itself tampering): it refuses
+a module whose registries are not the plain dicts `nn.Module.__init__` made, with
+`TamperingDetected`. One check per module per call (the recursion checks each child as it
+reaches it), a few hundred nanoseconds.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import OrderedDict
+from typing import Any
+
+from torch import nn
+
+REGISTRIES = ("_modules", "_parameters", "_buffers")
+# the nn.Module methods that read registries (the others reach them through these)
+_READERS = ("state_dict", "load_state_dict", "_load_from_state_dict", "named_modules", "named_children",
+            "named_parameters", "named_buffers", "_named_members", "_apply")
+_PLAIN = (dict, OrderedDict)
+# torch's own registry types (TorchScript's modules keep theirs in C++ behind these): exact types
+# only, and the tamper guard watches their methods (`worker._WATCHED`)
+TORCH_TYPES = ("torch.jit._script.OrderedDictWrapper", "torch.jit._script.OrderedModuleDict")
+_shadowing: dict[type, str | None] = {}  # class -> the registry one of its classes redefines
+
+
+def _shadowed(cls: type) -> str | None:
+    if cls not in _shadowing:
+        _shadowing[cls] = next((f"{klass.__qualname__}.{name}" for klass in cls.__mro__ if klass is not nn.Module
+                                for name in REGISTRIES if name in vars(klass)), None)
+    return _shadowing[cls]
+
+
+def problem(module: Any) -> str | None:
+    """Why `module`'s registries cannot be trusted, or None."""
+    cls = type(module)
+    shadow = _shadowed(cls)
+    if shadow is not None:
+        return f"{shadow} is redefined by the class, hiding torch's registry"
+    try:
+        own = object.__getattribute__(module, "__dict__")
+    except AttributeError:
+        return f"{cls.__qualname__} has no __dict__"
+    for name in REGISTRIES:
+        if name not in own:
+            if _qualified(cls).startswith("torch."):
+                continue  # TorchScript's modules answer from C++ through their own __getattr__
+            return f"{cls.__qualname__}.{name} is missing"
+        registry = own[name]
+        if type(registry) not in _PLAIN and _qualified(type(registry)) not in TORCH_TYPES:
+            return f"{cls.__qualname__}.{name} is a {type(registry).__qualname__}, not torch's dict"
+    return None
+
+
+def _qualified(cls: type) -> str:
+    # the class's real home: a candidate's class may claim __module__ = "torch.jit._script", but
+    # it is then not the object torch.jit._script holds under that name
+    import sys
+
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    home = sys.modules.get(cls.__module__)
+    return name if home is not None and getattr(home, cls.__qualname__, None) is cls else f"<{name}>"
+
+
+def _guarded(method: Any) -> Any:
+    @functools.wraps(method)
+    def read(self: Any, *args: Any, **kwargs: Any) -> Any:
+        why = problem(self)
+        if why is not None:
+            from grader.sandbox.worker import TamperingDetected
+
+            raise TamperingDetected(f"the submission replaced a module registry ({why}): what torch reports "
+                                    f"about this model cannot be trusted")
+        return method(self, *args, **kwargs)
+
+    read.__grader_registry_guard__ = True
+    return read
+
+
+def install() -> None:
+    """Wrap the readers (once per process; forked workers inherit it)."""
+    for name in _READERS:
+        method = vars(nn.Module).get(name)
+        if method is not None and not getattr(method, "__grader_registry_guard__", False):
+            setattr(nn.Module, name, _guarded(method))
