@@ -410,6 +410,18 @@ def test_module_registries_that_lie_are_refused_and_torch_own_pass():
             _parameters = property(lambda self: {"w": nn.Parameter(torch.ones(1))}, lambda self, v: None)
         assert "Shadow._parameters is redefined" in refused(Shadow()), refused(Shadow())
 
+        class Answers(nn.Module):
+            def __getattribute__(self, name):
+                return {} if name == "_buffers" else super().__getattribute__(name)
+        assert "Answers.__getattribute__ is redefined" in refused(Answers()), refused(Answers())
+
+        class Late(nn.Module):
+            pass
+        late_one = Late()
+        assert refused(late_one) is None
+        Late._modules = property(lambda self: {}, lambda self, v: None)
+        assert "Late._modules is redefined" in refused(late_one), refused(late_one)
+
         class Spoof(nn.Module):
             pass
         Spoof.__module__ = "torch.jit._script"

@@ -3,8 +3,8 @@
 `nn.Module.state_dict`, `named_modules`, `named_parameters`, `load_state_dict`... read a module's
 `_modules`, `_parameters` and `_buffers`. Checks call these base methods (never the candidate's
 overrides), but a submission can make the registries themselves lie: a `dict` subclass whose
-`items()` shows decoy layers that forward never uses, or a class-level `_modules` property that
-shadows the real one. Every torch method that reads a registry is wrapped here (in the fork
+`items()` shows decoy layers that forward never uses, a class-level `_modules` property that
+shadows the real one, or a `__getattribute__` that answers for it. Every torch method that reads a registry is wrapped here (in the fork
 server, before the tamper guard's snapshot, so a replaced wrapper is itself tampering): it refuses
 a module whose registries are not the plain dicts `nn.Module.__init__` made, with
 `TamperingDetected`. One check per module per call (the recursion checks each child as it
@@ -27,14 +27,19 @@ _PLAIN = (dict, OrderedDict)
 # torch's own registry types (TorchScript's modules keep theirs in C++ behind these): exact types
 # only, and the tamper guard watches their methods (`worker._WATCHED`)
 TORCH_TYPES = ("torch.jit._script.OrderedDictWrapper", "torch.jit._script.OrderedModuleDict")
-_shadowing: dict[type, str | None] = {}  # class -> the registry one of its classes redefines
 
 
 def _shadowed(cls: type) -> str | None:
-    if cls not in _shadowing:
-        _shadowing[cls] = next((f"{klass.__qualname__}.{name}" for klass in cls.__mro__ if klass is not nn.Module
-                                for name in REGISTRIES if name in vars(klass)), None)
-    return _shadowing[cls]
+    """The registry one of the module's classes redefines (read each time: a class can gain a
+    `_modules` property after its first instance was checked)."""
+    for klass in type.__dict__["__mro__"].__get__(cls):
+        if klass is nn.Module or klass is object:
+            continue
+        own = type.__dict__["__dict__"].__get__(klass)
+        for name in (*REGISTRIES, "__getattribute__"):  # the latter sees every `self._modules`
+            if name in own:
+                return f"{klass.__qualname__}.{name}"
+    return None
 
 
 def problem(module: Any) -> str | None:
