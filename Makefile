@@ -27,14 +27,10 @@ demo: $(BIN)/grader
 		--gradescope reports/results.json --markdown reports/summary.md --html reports/report.html
 	@echo "Reports written to reports/: report.json junit.xml results.json summary.md report.html"
 
-# One pytest worker more than the cores: a quarter of the suite's time is spent waiting (on
-# containers, a Ray cluster, judges' time limits), which the extra worker fills.
-TEST_WORKERS ?= $(shell $(PYTHON) -c "import os; print(len(os.sched_getaffinity(0)) + 1)")
-
 ## test: lint, then run the grader's own test suite (what .ci/run runs)
 test: install
 	$(BIN)/ruff check grader tests benchmarks
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile --no-loadscope-reorder --durations=25
+	$(BIN)/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder --durations=25
 
 lint: install
 	$(BIN)/ruff check grader tests benchmarks
