@@ -307,6 +307,41 @@ class ForbiddenAPIError(RuntimeError):
     """Raised inside the worker when the candidate's code calls an API the exercise forbids."""
 
 
+def forbid_ops(fn: Callable, ops: tuple[str, ...], *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
+    """Call `fn` with the aten operators `ops` forbidden at torch's dispatcher, and return (its
+    result, or None when it raised; the forbidden operators it reached, in order). Their CPU (and
+    CUDA) kernels are replaced for the call by ones that record the call and raise
+    `ForbiddenAPIError`, then put back. Every route to a kernel meets there: a name built at run
+    time (`getattr(torch, "cd" + "ist")`), a reference taken at import, `torch.ops.aten`, with
+    Python dispatch modes disabled; an attribute spy or the AST sees none of these. `torch.cdist`
+    runs `_euclidean_dist` or `_cdist_forward`. Decide from the list, never from the exception (the
+    candidate may catch it)."""
+    import warnings
+
+    reached: list[str] = []
+
+    def refuse(name: str) -> Callable:
+        def kernel(*a: Any, **k: Any) -> Any:
+            reached.append(name)
+            raise ForbiddenAPIError(f"aten.{name} is not allowed in this exercise")
+        return kernel
+
+    library = torch.library.Library("aten", "IMPL")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "Overriding a previously registered kernel"
+            for name in ops:
+                for key in ("CPU", "CUDA") if torch.cuda.is_available() else ("CPU",):
+                    library.impl(name, refuse(name), key)
+        try:
+            result = fn(*args, **kwargs)
+        except ForbiddenAPIError:
+            result = None
+    finally:
+        library._destroy()
+    return result, reached
+
+
 def forbid(*targets: str, module: Any = None) -> _Patch:
     """Like `spy`, but each call raises `ForbiddenAPIError` instead of running the target. The
     candidate may catch that exception, so decide from the recorder, never from the exception:

@@ -341,3 +341,31 @@ def test_substitute_installs_an_object_and_restores_it(subject):
 
     log, restored = _probe(subject, faked, subject)
     assert log == [("init", True), "record"] and restored
+
+
+def test_forbid_ops_sees_a_kernel_however_it_is_reached_and_puts_it_back():
+    """cdist's kernels are refused at the dispatcher for the call: by a name built at run time,
+    through torch.ops with Python dispatch modes off, small (the `_cdist_forward` path) or large
+    (`_euclidean_dist`); the broadcasting expansion reaches neither; torch.cdist works after."""
+    from torch.utils import _python_dispatch
+
+    a, b = torch.randn(64, 16), torch.randn(48, 16)
+    before = torch.cdist(a, b)
+    ops = ("_euclidean_dist", "_cdist_forward")
+
+    def by_name(x, y):
+        return getattr(torch, "cd" + "ist")(x, y)
+
+    def modes_off(x, y):
+        with _python_dispatch._disable_current_modes():
+            return torch.ops.aten._euclidean_dist(x, y)
+
+    def expansion(x, y):
+        return ((x * x).sum(1, keepdim=True) + (y * y).sum(1) - 2 * x @ y.T).clamp_min(0).sqrt()
+
+    assert probes.forbid_ops(by_name, ops, a, b) == (None, ["_euclidean_dist"])
+    assert probes.forbid_ops(modes_off, ops, a, b) == (None, ["_euclidean_dist"])
+    assert probes.forbid_ops(by_name, ops, a[:3], b[:3])[1] == ["_cdist_forward"]
+    out, reached = probes.forbid_ops(expansion, ops, a, b)
+    assert reached == [] and torch.allclose(out, before, atol=1e-4)
+    assert torch.equal(torch.cdist(a, b), before)

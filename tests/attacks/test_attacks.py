@@ -309,6 +309,11 @@ HIDDEN = [
     # faults of every process the worker starts: each earns exactly what its right values earn.
     *(Attack(name, {"test_pairwise_memory_cpu": MEMORY_05}, passes=VALUES_05)
       for name in ("ballast_swap", "prefilled_buffer", "child_computes", "child_server", "orphan_computes")),
+    # torch.cdist under a name built at run time, or through torch.ops with Python dispatch modes
+    # off: no line names it, but its kernel is reached at the dispatcher (probes.forbid_ops)
+    *(Attack(name, {"test_no_cdist_no_loops": r"ran torch\.cdist's kernel \(aten\._euclidean_dist\) although no line"},
+             passes=(VALUES_05 - {"test_no_cdist_no_loops"}) | {"test_pairwise_memory_cpu"})
+      for name in ("cdist_by_name", "cdist_modes_off")),
     # The registries themselves lie (a dict subclass, a class-level property), or the guard that
     # refuses such registries is taken off torch first: tampering, the exercise scores 0.
     *(Attack(name, {"*": VOIDED + r"|raised TamperingDetected: the submission replaced|should differ between calls"},

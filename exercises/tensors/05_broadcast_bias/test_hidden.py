@@ -73,6 +73,17 @@ def test_no_cdist_no_loops(sub):
     assert not lines, f"torch.cdist is not allowed (line {lines[0]}): use broadcasting"
     loops = sub.static.loops_in("pairwise_sq_dists")
     assert not loops, f"pairwise_sq_dists uses a {loops[0][1]} at line {loops[0][0]}: use broadcasting"
+    # and at run time, where every route to cdist's kernels meets (a name built at run time, a
+    # reference taken at import, torch.ops.aten, dispatch modes disabled): torch's dispatcher
+    reached = sub.probe(_cdist_reached, sub, torch.randn(64, 16), torch.randn(48, 16))
+    assert not reached, (f"pairwise_sq_dists ran torch.cdist's kernel (aten.{reached[0]}) although no line "
+                         f"names torch.cdist: use broadcasting")
+
+
+def _cdist_reached(mod, a, b):
+    from grader import probes
+
+    return probes.forbid_ops(mod.pairwise_sq_dists, ("_euclidean_dist", "_cdist_forward"), a, b)[1]
 
 
 @check("perf", weight=2)
