@@ -314,6 +314,17 @@ HIDDEN = [
     *(Attack(name, {"test_no_cdist_no_loops": r"ran torch\.cdist's kernel \(aten\._euclidean_dist\) although no line"},
              passes=(VALUES_05 - {"test_no_cdist_no_loops"}) | {"test_pairwise_memory_cpu"})
       for name in ("cdist_by_name", "cdist_modes_off")),
+    # 17's forbidden built-in, through a reference kept in a list: no wrapper on torch.logsumexp
+    # reaches it, torch's dispatcher does
+    Attack("logsumexp_kept", {"test_no_builtin_logsumexp": r"called aten\.logsumexp \(reached at torch's dispatcher\)"},
+           exercise="17_custom_autograd_function",
+           passes=frozenset({"test_backward_leaves_grad_output_alone", "test_logsumexp_example",
+                             "test_logsumexp_extreme_values[0]", "test_logsumexp_extreme_values[1]",
+                             *(f"test_logsumexp_gradcheck[{d}]" for d in (-1, 0, 1)),
+                             *(f"test_output_shape[{d}]" for d in (-1, -2, -3, 0, 1, 2)),
+                             "test_saves_with_save_for_backward", "test_sign_example", "test_sign_ste_gradient",
+                             "test_sign_straight_through_example",
+                             *(f"test_sign_values[{t}]" for t in ("float16", "float32", "float64"))})),
     # The registries themselves lie (a dict subclass, a class-level property), or the guard that
     # refuses such registries is taken off torch first: tampering, the exercise scores 0.
     *(Attack(name, {"*": VOIDED + r"|raised TamperingDetected: the submission replaced|should differ between calls"},
