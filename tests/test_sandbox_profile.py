@@ -324,9 +324,11 @@ def test_restricted_worker_has_no_ipc_keyring_nor_dev_shm(zygote):
 def _memory_accounting_locks() -> dict:
     import ctypes
 
+    from grader.sandbox.privileges import PR_SET_CHILD_SUBREAPER, PR_SET_THP_DISABLE
+
     libc = ctypes.CDLL(None, use_errno=True)
     found = {}
-    for what, option, arg in (("stop being a subreaper", 36, 0), ("enable huge pages", 41, 0)):
+    for what, option, arg in (("stop being a subreaper", PR_SET_CHILD_SUBREAPER, 0), ("enable huge pages", PR_SET_THP_DISABLE, 0)):
         found[what] = "allowed" if libc.prctl(option, arg, 0, 0, 0) == 0 else os.strerror(ctypes.get_errno())
     found["set its name"] = "allowed" if libc.prctl(15, b"ax-name", 0, 0, 0) == 0 else "refused"  # PR_SET_NAME
     found["is a subreaper"] = (lambda v: (libc.prctl(37, ctypes.byref(v), 0, 0, 0), v.value)[1])(ctypes.c_int())

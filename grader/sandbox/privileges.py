@@ -42,7 +42,7 @@ _DENIED = {"x86_64": {"shmget": 29, "semget": 64, "msgget": 68, "add_key": 248, 
 # prctl(2) options a worker may not use: both would hide memory a measured call writes from the
 # fork server's count (see treemem.children_faults), which sets them before the worker starts.
 _PRCTL = {"x86_64": 157, "aarch64": 167}
-_PR_SET_CHILD_SUBREAPER, _PR_SET_THP_DISABLE = 36, 41
+PR_SET_CHILD_SUBREAPER, PR_SET_THP_DISABLE = 36, 41
 _X32_SYSCALL_BIT = 0x40000000
 AF_UNIX, AF_INET, AF_INET6, AF_NETLINK = 1, 2, 10, 16
 # Socket families a worker may open where its namespaces (or its container) hide the host.
@@ -89,8 +89,8 @@ def _filter_program(socket_families: tuple[int, ...] = ()) -> bytes:
     program += [
         (_BPF_JEQ_K, 0, 4, _PRCTL[platform.machine()]),
         (_BPF_LD_W_ABS, 0, 0, 16),  # seccomp_data.args[0] (low word)
-        (_BPF_JEQ_K, 1, 0, _PR_SET_CHILD_SUBREAPER),
-        (_BPF_JEQ_K, 0, 1, _PR_SET_THP_DISABLE),
+        (_BPF_JEQ_K, 1, 0, PR_SET_CHILD_SUBREAPER),
+        (_BPF_JEQ_K, 0, 1, PR_SET_THP_DISABLE),
         (_BPF_RET_K, 0, 0, deny_ipc),
         (_BPF_LD_W_ABS, 0, 0, 0),  # seccomp_data.nr
     ]

@@ -4,20 +4,23 @@
 `_modules`, `_parameters` and `_buffers`. Checks call these base methods (never the candidate's
 overrides), but a submission can make the registries themselves lie: a `dict` subclass whose
 `items()` shows decoy layers that forward never uses, a class-level `_modules` property that
-shadows the real one, or a `__getattribute__` that answers for it. Every torch method that reads a registry is wrapped here (in the fork
-server, before the tamper guard's snapshot, so a replaced wrapper is itself tampering): it refuses
-a module whose registries are not the plain dicts `nn.Module.__init__` made, with
-`TamperingDetected`. One check per module per call (the recursion checks each child as it
-reaches it), a few hundred nanoseconds.
+shadows the real one, or a `__getattribute__` that answers for it. Every torch method that reads
+a registry is wrapped here (in the fork server, before the tamper guard's snapshot, so a replaced
+wrapper is itself tampering): it refuses a module whose registries are not the plain dicts
+`nn.Module.__init__` made, with `TamperingDetected`. One check per module per call (the recursion
+checks each child as it reaches it), about a microsecond.
 """
 
 from __future__ import annotations
 
 import functools
+import sys
 from collections import OrderedDict
 from typing import Any
 
 from torch import nn
+
+from grader.sandbox.worker import TamperingDetected
 
 REGISTRIES = ("_modules", "_parameters", "_buffers")
 # the nn.Module methods that read registries (the others reach them through these)
@@ -66,8 +69,6 @@ def problem(module: Any) -> str | None:
 def _qualified(cls: type) -> str:
     # the class's real home: a candidate's class may claim __module__ = "torch.jit._script", but
     # it is then not the object torch.jit._script holds under that name
-    import sys
-
     name = f"{cls.__module__}.{cls.__qualname__}"
     home = sys.modules.get(cls.__module__)
     return name if home is not None and getattr(home, cls.__qualname__, None) is cls else f"<{name}>"
@@ -78,8 +79,6 @@ def _guarded(method: Any) -> Any:
     def read(self: Any, *args: Any, **kwargs: Any) -> Any:
         why = problem(self)
         if why is not None:
-            from grader.sandbox.worker import TamperingDetected
-
             raise TamperingDetected(f"the submission replaced a module registry ({why}): what torch reports "
                                     f"about this model cannot be trusted")
         return method(self, *args, **kwargs)

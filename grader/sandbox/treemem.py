@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Iterator
 
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -27,6 +28,19 @@ def _children(pid: int) -> list[int]:
         except (OSError, ValueError):
             continue
     return found
+
+
+def _descendants(roots: list[int], seen: set[int]) -> Iterator[int]:
+    """`roots` and every process below them, each once, read from /proc as the walk goes; `seen`
+    (pids to skip) is extended with each one given."""
+    pending = list(roots)
+    while pending:
+        pid = pending.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        yield pid
+        pending += _children(pid)
 
 
 def _proportional_size(pid: int) -> int:
@@ -59,15 +73,10 @@ def tree_memory(worker: int, fork_server: int | None, others: set[int] | frozens
     except (OSError, ValueError, IndexError):
         return None, 0
     seen = {worker, *others}
-    pending = _children(worker) + ([c for c in _children(fork_server) if c != worker] if fork_server else [])
-    while pending:
-        pid = pending.pop()
-        if pid in seen:
-            continue
-        seen.add(pid)
+    roots = _children(worker) + ([c for c in _children(fork_server) if c != worker] if fork_server else [])
+    for pid in _descendants(roots, seen):
         if time.monotonic() < deadline:
             used += _proportional_size(pid)
-        pending += _children(pid)
     return used, len(seen) - len(others)
 
 
@@ -90,15 +99,4 @@ def children_faults(worker: int) -> int:
     so faults x page size is memory the children wrote, however briefly. The worker is a child
     subreaper (orphaned grandchildren come back to it) and cannot stop being one, nor turn on
     transparent huge pages (one fault for 2 MiB): both refused by its seccomp filter."""
-    total = _faults(worker)[1]
-    seen = {worker}
-    pending = _children(worker)
-    while pending:
-        pid = pending.pop()
-        if pid in seen:
-            continue
-        seen.add(pid)
-        own, reaped = _faults(pid)
-        total += own + reaped
-        pending += _children(pid)
-    return total
+    return _faults(worker)[1] + sum(sum(_faults(pid)) for pid in _descendants(_children(worker), {worker}))

@@ -32,11 +32,10 @@ import sys
 
 from grader.sandbox.cleanup import remove_tree
 from grader.sandbox.hugepages import collapse_anonymous_memory
+from grader.sandbox.privileges import PR_SET_CHILD_SUBREAPER, PR_SET_THP_DISABLE
 from grader.sandbox.treemem import PAGE, children_faults, tree_memory
 
 PR_SET_PDEATHSIG = 1
-PR_SET_CHILD_SUBREAPER = 36
-PR_SET_THP_DISABLE = 41
 
 
 def _prctl(option: int, value: int) -> None:
@@ -236,10 +235,9 @@ def main() -> None:
     import numpy.random  # noqa: F401 - lazily imported by numpy; every worker seeds it (10 ms each)
     import torch
 
-    # landlock and privileges: what every worker imports while sandboxing itself, imported once
-    # here rather than in each worker (it was a third of a worker's set-up)
+    # landlock (and privileges, imported above): what every worker imports while sandboxing
+    # itself, imported once here rather than in each worker (it was a third of a worker's set-up)
     import grader.sandbox.landlock  # noqa: F401
-    import grader.sandbox.privileges  # noqa: F401
     import grader.sandbox.worker
 
     try:

@@ -299,9 +299,6 @@ HIDDEN = [
     Attack("sparse_bomb", {"*": r"a sparse tensor of shape \(40000, 40000\), whose dense form would take \d+\.\d GiB|"
                                 r"NotImplementedError|stale handle|is no longer running"},
            exercise="09_sparse_adjacency", passes=frozenset({"test_sparse_layout_coalesced"})),
-    # A one-Linear model whose state_dict, named_parameters, parameters, named_modules, children and
-    # load_state_dict show decoy hidden layers: it earns what the same model without decoys earns
-    # (the two shape checks), as the checks read torch's registries and the real forward.
     # Five ways to hide a materialised (N, M, D) tensor from a memory check that measures growth
     # above where the worker stood: ballast freed inside the call, a buffer filled in place, a
     # child that exits, a helper process started at import, an orphaned grandchild. The check
@@ -330,6 +327,9 @@ HIDDEN = [
     *(Attack(name, {"*": VOIDED + r"|raised TamperingDetected: the submission replaced|should differ between calls"},
              exercise="18_custom_mlp_module", evidence=_tampering_flagged)
       for name in ("lying_registry", "shadow_registry", "unguard_torch")),
+    # A one-Linear model whose state_dict, named_parameters, parameters, named_modules, children and
+    # load_state_dict show decoy hidden layers: it earns what the same model without decoys earns
+    # (the two shape checks), as the checks read torch's registries and the real forward.
     Attack("decoy_layers", {"test_registered_layers": r"state_dict has no \['layers\.0\.weight', 'layers\.1\.weight'\]"},
            exercise="18_custom_mlp_module", passes=frozenset({"test_forward_shape", "test_output_shapes"})),
 ]

@@ -154,7 +154,8 @@ def test_no_builtin_logsumexp(sub):
             from grader import probes
 
             out, reached = probes.forbid_ops(forward_and_backward, ("logsumexp",))
-            called += ["aten.logsumexp (reached at torch's dispatcher)" for _ in reached[:1]]
+            if reached:
+                called.append("aten.logsumexp (reached at torch's dispatcher)")
         finally:
             for owner, own in saved:
                 if own is None:
