@@ -86,6 +86,8 @@ class Attack:
     name: str
     expect: dict[str, str]  # check name (or "*") -> regex its message must match
     passes: frozenset[str] = frozenset()  # what the honest part earns: exactly these checks pass
+    # or, for an exercise with many checks: every check passes but these (each must have run)
+    fails_only: frozenset[str] | None = None
     exercise: str = "05_broadcast_bias"
     reference_10: bool = False
     flags: tuple[str, ...] = ()  # static flags expected in the report
@@ -322,6 +324,19 @@ HIDDEN = [
                              "test_saves_with_save_for_backward", "test_sign_example", "test_sign_ste_gradient",
                              "test_sign_straight_through_example",
                              *(f"test_sign_values[{t}]" for t in ("float16", "float32", "float64"))})),
+    # The same for 30, 32, 34 and 35's forbidden built-ins, each through references taken at import
+    # under names built at run time: the attribute wrappers never see them, the dispatcher does.
+    *(Attack(name, {"test_forbidden_apis": pattern}, exercise=exercise,
+             fails_only=frozenset({"test_forbidden_apis"}))
+      for name, exercise, pattern in (
+          ("softmax_kept", "30_stable_activations",
+           r"called \[.*aten\._softmax \(reached at torch's dispatcher\).*aten\.gelu"),
+          ("sigmoid_kept", "32_bce_with_logits", r"called \[.*aten\.sigmoid \(reached at torch's dispatcher\)"),
+          ("nll_kept", "34_weighted_smoothed_ce", r"called \[.*aten\.nll_loss_forward \(reached at torch's dispatcher\)"),
+          ("soft_ce_kept", "34_weighted_smoothed_ce",
+           r"called \[.*aten\.cross_entropy_loss \(reached at torch's dispatcher\)"),
+          ("losses_kept", "35_regression_losses",
+           r"called \[.*aten\.huber_loss \(reached at torch's dispatcher\).*aten\.mse_loss"))),
     # The registries themselves lie (a dict subclass, a class-level property), or the guard that
     # refuses such registries is taken off torch first: tampering, the exercise scores 0.
     *(Attack(name, {"*": VOIDED + r"|raised TamperingDetected: the submission replaced|should differ between calls"},
@@ -673,10 +688,14 @@ def assert_contained(batch: Batch, attack: Attack, submission: str | None = None
     ex = batch.exercise(name, attack.exercise)
     checks = [c for c in ex["checks"] if c["outcome"] != "not_run"]
     passed = {c["name"] for c in checks if c["outcome"] == "passed"}
-    assert passed == set(attack.passes), (
-        f"{name} on {batch.runtime}: passed {sorted(passed)}, its honest part earns {sorted(attack.passes)}; "
+    honest = set(attack.passes)
+    if attack.fails_only is not None:
+        assert attack.fails_only <= {c["name"] for c in checks}, (name, sorted(attack.fails_only), "not run")
+        honest = {c["name"] for c in checks} - attack.fails_only
+    assert passed == honest, (
+        f"{name} on {batch.runtime}: passed {sorted(passed)}, its honest part earns {sorted(honest)}; "
         + "; ".join(f"{c['name']}: {c['message'][:300]}" for c in checks if c["outcome"] != "passed"))
-    baseline = sum(c["max_score"] for c in checks if c["name"] in attack.passes)
+    baseline = sum(c["max_score"] for c in checks if c["name"] in honest)
     assert ex["score"] == pytest.approx(baseline, abs=1e-3), (ex["score"], baseline)
     for c in checks:
         if c["outcome"] == "passed":
@@ -902,7 +921,8 @@ def test_candidate_reports_carry_no_hidden_check(runtime, request, batches):
             continue
         assert "PROBE-CODE" not in text, f"a probe's code reached the {kind} report"
         assert "test_hidden.py" not in text
-        leaked = sorted(name for name in hidden if name in text)
+        # whole names: a hidden test_multilabel_predict is not leaked by a public test_multilabel_predict_example
+        leaked = sorted(name for name in hidden if re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text))
         assert not leaked, f"hidden check names in the {kind} report: {leaked[:5]}"
     snoop = [c["message"] for c in batch.exercise("probe_snoop", "05_broadcast_bias")["checks"]]
     assert any("PROBE-CODE" in m for m in snoop), "probe_snoop no longer reaches its probe: the test proves nothing"
