@@ -337,6 +337,15 @@ HIDDEN = [
            r"called \[.*aten\.cross_entropy_loss \(reached at torch's dispatcher\)"),
           ("losses_kept", "35_regression_losses",
            r"called \[.*aten\.huber_loss \(reached at torch's dispatcher\).*aten\.mse_loss"))),
+    # and 21, 26 and 27's (F.linear, torch.dropout, torch.batch_norm and torch.layer_norm)
+    *(Attack(name, {check: pattern}, exercise=exercise, fails_only=frozenset({check}))
+      for name, exercise, check, pattern in (
+          ("linear_kept", "21_linear_semantics", "test_manual_linear_forbidden",
+           r"called \[\"aten\.linear \(reached at torch's dispatcher\)\"\]"),
+          ("dropout_kept", "26_inverted_dropout", "test_no_builtin_dropout",
+           r"called \[\"aten\.dropout \(reached at torch's dispatcher\)\"\]"),
+          ("norms_kept", "27_batchnorm_vs_layernorm", "test_no_builtin_norms",
+           r"called \[\"aten\.batch_norm \(reached at torch's dispatcher\)\"\]"))),
     # The registries themselves lie (a dict subclass, a class-level property), or the guard that
     # refuses such registries is taken off torch first: tampering, the exercise scores 0.
     *(Attack(name, {"*": VOIDED + r"|raised TamperingDetected: the submission replaced|should differ between calls"},
