@@ -346,6 +346,11 @@ HIDDEN = [
            r"called \[\"aten\.dropout \(reached at torch's dispatcher\)\"\]"),
           ("norms_kept", "27_batchnorm_vs_layernorm", "test_no_builtin_norms",
            r"called \[\"aten\.batch_norm \(reached at torch's dispatcher\)\"\]"))),
+    # 33's classifier computing log(softmax) through a softmax kept in a list: the spy on softmax
+    # never sees it, the dispatcher does
+    Attack("softmax_log_kept", {"test_no_softmax": r"forward called \[\"aten\._softmax \(reached at torch's dispatcher\)\"\]",
+                                "test_nll_equals_ce": r"model\(x\) is not finite for large logits"},
+           exercise="33_log_prob_losses", fails_only=frozenset({"test_no_softmax", "test_nll_equals_ce"})),
     # The registries themselves lie (a dict subclass, a class-level property), or the guard that
     # refuses such registries is taken off torch first: tampering, the exercise scores 0.
     *(Attack(name, {"*": VOIDED + r"|raised TamperingDetected: the submission replaced|should differ between calls"},
