@@ -93,9 +93,17 @@ class Attack:
     flags: tuple[str, ...] = ()  # static flags expected in the report
     runtimes: tuple[str, ...] = ("local", "docker")
     evidence: Callable[[Batch, Attack], None] | None = None  # further checks of what happened
+    # graded inside one submission with the other attacks of that name (each on its own exercise):
+    # a judge (a container) for all of them, as a candidate's folder of exercises is graded
+    together: str = ""
 
     def __repr__(self) -> str:
         return self.name
+
+    @property
+    def graded_as(self) -> str:
+        """The submission's name in the report."""
+        return self.together or self.name
 
 
 # --- evidence: what each attack must not have achieved ---------------------------------------------
@@ -125,7 +133,7 @@ def _judge_memory(batch: Batch, attack: Attack) -> None:
 
 def _nothing_written_outside(batch: Batch, attack: Attack) -> None:
     for what in ("grader package", "site-packages", "python bin", "own submission", "judge folder", "judge home"):
-        for check in batch.exercise(attack.name, attack.exercise)["checks"]:
+        for check in batch.exercise(attack.graded_as, attack.exercise)["checks"]:
             assert f"{what}: written" not in check["message"], check["message"]
     assert batch.evidence["written_markers"] == [], batch.evidence["written_markers"]
 
@@ -135,7 +143,7 @@ def _scratch_removed(batch: Batch, attack: Attack) -> None:
 
 
 def _tampering_flagged(batch: Batch, attack: Attack) -> None:
-    ex = batch.exercise(attack.name, attack.exercise)
+    ex = batch.exercise(attack.graded_as, attack.exercise)
     assert ex["score"] == 0, ex["score"]
     found = [f for f in ex["flags"] if f["message"].startswith("tampering detected")]
     assert found, ex["flags"]
@@ -154,13 +162,13 @@ def _inert_text(batch: Batch, attack: Attack) -> None:
         assert "\x1b[2J" not in text and "\x1b[1A" not in text and "\x1b[H" not in text and "\r" not in text
         starts = [line for line in text.splitlines() if line.lstrip().startswith("::")]
         assert not starts, f"a {kind} line starts a workflow command: {starts[:2]}"
-    messages = [c["message"] for c in batch.exercise(attack.name, attack.exercise)["checks"]]
+    messages = [c["message"] for c in batch.exercise(attack.graded_as, attack.exercise)["checks"]]
     assert any("[bold red]x[/]" in m for m in messages), "the candidate's message was lost, not shown"
     assert "bold red" not in " ".join(batch.report["environment"]["notes"])
 
 
 def _flags_bounded(batch: Batch, attack: Attack) -> None:
-    ex = batch.exercise(attack.name, attack.exercise)
+    ex = batch.exercise(attack.graded_as, attack.exercise)
     assert len(ex["flags"]) <= 51 and all(len(f["message"]) <= 300 for f in ex["flags"]), len(ex["flags"])
     assert ex["flags"][-1]["message"].startswith("and ")
     assert len(batch.texts["json"]) < 8 << 20
@@ -309,9 +317,12 @@ HIDDEN = [
     *(Attack(name, {"test_pairwise_memory_cpu": MEMORY_05}, passes=VALUES_05)
       for name in ("ballast_swap", "prefilled_buffer", "child_computes", "child_server", "orphan_computes")),
     # torch.cdist under a name built at run time, or through torch.ops with Python dispatch modes
-    # off: no line names it, but its kernel is reached at the dispatcher (probes.forbid_ops)
+    # off: no line names it, but its kernel is reached at the dispatcher (probes.forbid_ops).
+    # The attacks that keep a forbidden built-in (one per exercise) are graded as one submission,
+    # kept_references, as a candidate's folder of exercises would be.
     *(Attack(name, {"test_no_cdist_no_loops": r"ran torch\.cdist's kernel \(aten\._euclidean_dist\) although no line"},
-             passes=(VALUES_05 - {"test_no_cdist_no_loops"}) | {"test_pairwise_memory_cpu"})
+             passes=(VALUES_05 - {"test_no_cdist_no_loops"}) | {"test_pairwise_memory_cpu"},
+             together="kept_references" if name == "cdist_by_name" else "")
       for name in ("cdist_by_name", "cdist_modes_off")),
     # 17's forbidden built-in, through a reference kept in a list: no wrapper on torch.logsumexp
     # reaches it, torch's dispatcher does
@@ -323,11 +334,12 @@ HIDDEN = [
                              *(f"test_output_shape[{d}]" for d in (-1, -2, -3, 0, 1, 2)),
                              "test_saves_with_save_for_backward", "test_sign_example", "test_sign_ste_gradient",
                              "test_sign_straight_through_example",
-                             *(f"test_sign_values[{t}]" for t in ("float16", "float32", "float64"))})),
+                             *(f"test_sign_values[{t}]" for t in ("float16", "float32", "float64"))}),
+           together="kept_references"),
     # The same for 30, 32, 34 and 35's forbidden built-ins, each through references taken at import
     # under names built at run time: the attribute wrappers never see them, the dispatcher does.
     *(Attack(name, {"test_forbidden_apis": pattern}, exercise=exercise,
-             fails_only=frozenset({"test_forbidden_apis"}))
+             fails_only=frozenset({"test_forbidden_apis"}), together="" if name == "soft_ce_kept" else "kept_references")
       for name, exercise, pattern in (
           ("softmax_kept", "30_stable_activations",
            r"called \[.*aten\._softmax \(reached at torch's dispatcher\).*aten\.gelu"),
@@ -338,7 +350,7 @@ HIDDEN = [
           ("losses_kept", "35_regression_losses",
            r"called \[.*aten\.huber_loss \(reached at torch's dispatcher\).*aten\.mse_loss"))),
     # and 21, 26 and 27's (F.linear, torch.dropout, torch.batch_norm and torch.layer_norm)
-    *(Attack(name, {check: pattern}, exercise=exercise, fails_only=frozenset({check}))
+    *(Attack(name, {check: pattern}, exercise=exercise, fails_only=frozenset({check}), together="kept_references")
       for name, exercise, check, pattern in (
           ("linear_kept", "21_linear_semantics", "test_manual_linear_forbidden",
            r"called \[\"aten\.linear \(reached at torch's dispatcher\)\"\]"),
@@ -350,7 +362,8 @@ HIDDEN = [
     # never sees it, the dispatcher does
     Attack("softmax_log_kept", {"test_no_softmax": r"forward called \[\"aten\._softmax \(reached at torch's dispatcher\)\"\]",
                                 "test_nll_equals_ce": r"model\(x\) is not finite for large logits"},
-           exercise="33_log_prob_losses", fails_only=frozenset({"test_no_softmax", "test_nll_equals_ce"})),
+           exercise="33_log_prob_losses", fails_only=frozenset({"test_no_softmax", "test_nll_equals_ce"}),
+           together="kept_references"),
     # The registries themselves lie (a dict subclass, a class-level property), or the guard that
     # refuses such registries is taken off torch first: tampering, the exercise scores 0.
     *(Attack(name, {"*": VOIDED + r"|raised TamperingDetected: the submission replaced|should differ between calls"},
@@ -632,8 +645,19 @@ def _main(runtime: str, dest: Path) -> Batch:
 
 
 def _hidden(runtime: str, dest: Path) -> Batch:
-    names = [a.name for a in HIDDEN] + ["probe_snoop"]
-    paths = [_copy_submission(name, dest) for name in names]
+    paths: list[Path] = []
+    for attack in HIDDEN:
+        if not attack.together:
+            paths.append(_copy_submission(attack.name, dest))
+            continue
+        target = dest / attack.together
+        for path in (SUBMISSIONS / attack.name).iterdir():
+            assert not (target / path.name).exists(), f"{attack.name}: {path.name} is another attack's in {target}"
+            target.mkdir(exist_ok=True)
+            shutil.copy(path, target / path.name)
+        if target not in paths:
+            paths.append(target)
+    paths.append(_copy_submission("probe_snoop", dest))
     return _run_batch(runtime, paths, dest, visibility="all", timeout_s=None, limits=Limits())
 
 
@@ -698,7 +722,7 @@ def _use(request: pytest.FixtureRequest, runtime: str) -> None:
 # --- the checks ---------------------------------------------------------------------------------
 
 def assert_contained(batch: Batch, attack: Attack, submission: str | None = None) -> None:
-    name = submission or attack.name
+    name = submission or attack.graded_as
     ex = batch.exercise(name, attack.exercise)
     checks = [c for c in ex["checks"] if c["outcome"] != "not_run"]
     passed = {c["name"] for c in checks if c["outcome"] == "passed"}
