@@ -315,7 +315,13 @@ def forbid_ops(fn: Callable, ops: tuple[str, ...], *args: Any, **kwargs: Any) ->
     time (`getattr(torch, "cd" + "ist")`), a reference taken at import, `torch.ops.aten`, with
     Python dispatch modes disabled; an attribute spy or the AST sees none of these. `torch.cdist`
     runs `_euclidean_dist` or `_cdist_forward`. Decide from the list, never from the exception (the
-    candidate may catch it)."""
+    candidate may catch it).
+
+    The guard is itself in the candidate's process: a submission that finds it (gc.get_objects)
+    and removes it, resets it, or puts a kernel of its own over it, leaves torch's dispatcher
+    otherwise than the guard left it. That is compared after the call (`torch._C._dispatch_dump`
+    of each operator, which names every kernel and where it was registered) and raises
+    `TamperingDetected`: the probe's observation is void."""
     import warnings
 
     reached: list[str] = []
@@ -333,12 +339,19 @@ def forbid_ops(fn: Callable, ops: tuple[str, ...], *args: Any, **kwargs: Any) ->
             for name in ops:
                 for key in ("CPU", "CUDA") if torch.cuda.is_available() else ("CPU",):
                     library.impl(name, refuse(name), key)
+        guarded = {name: torch._C._dispatch_dump(f"aten::{name}") for name in ops}
         try:
             result = fn(*args, **kwargs)
         except ForbiddenAPIError:
             result = None
+        changed = [name for name in ops if torch._C._dispatch_dump(f"aten::{name}") != guarded[name]]
     finally:
         library._destroy()
+    if changed:
+        from grader.sandbox.worker import TamperingDetected
+
+        raise TamperingDetected(f"the submission changed torch's dispatcher for aten.{changed[0]} while its code ran "
+                                "(the grader's guard there was removed or overridden): this check cannot be trusted")
     return result, reached
 
 

@@ -369,3 +369,47 @@ def test_forbid_ops_sees_a_kernel_however_it_is_reached_and_puts_it_back():
     out, reached = probes.forbid_ops(expansion, ops, a, b)
     assert reached == [] and torch.allclose(out, before, atol=1e-4)
     assert torch.equal(torch.cdist(a, b), before)
+
+
+def test_forbid_ops_refuses_a_call_that_removes_or_overrides_its_guard():
+    """The guard is in the candidate's process: a submission that destroys it (found with
+    gc.get_objects), resets its registrations, or leaves a kernel of its own over it, makes the
+    probe raise TamperingDetected instead of reporting nothing reached; cdist works after."""
+    import gc
+    import warnings
+
+    from grader.sandbox.worker import TamperingDetected
+
+    a, b = torch.randn(8, 4), torch.randn(6, 4)
+    before = torch.cdist(a, b)
+    ops = ("_euclidean_dist", "_cdist_forward")
+    theirs = []
+
+    def guards():
+        return [o for o in gc.get_objects() if isinstance(o, torch.library.Library) and o.ns == "aten" and o.m
+                and o not in theirs]
+
+    def destroy(x, y):
+        for lib in guards():
+            lib._destroy()
+        return torch.cdist(x, y)
+
+    def reset(x, y):
+        for lib in guards():
+            lib.m.reset()
+        return torch.cdist(x, y)
+
+    def override(x, y):
+        lib = torch.library.Library("aten", "IMPL")
+        theirs.append(lib)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            lib.impl("_cdist_forward", lambda x1, x2, p, mode: ((x1[:, None] - x2[None]) ** 2).sum(-1).sqrt(), "CPU")
+        return torch.cdist(x, y)
+
+    for attack, op in ((destroy, "_euclidean_dist"), (reset, "_euclidean_dist"), (override, "_cdist_forward")):
+        with pytest.raises(TamperingDetected, match=f"changed torch's dispatcher for aten.{op} while"):
+            probes.forbid_ops(attack, ops, a, b)
+    theirs[0]._destroy()
+    assert torch.equal(torch.cdist(a, b), before)
+    assert probes.forbid_ops(lambda x, y: torch.cdist(x, y), ops, a, b) == (None, ["_cdist_forward"])

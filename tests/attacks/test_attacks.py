@@ -324,6 +324,11 @@ HIDDEN = [
              passes=(VALUES_05 - {"test_no_cdist_no_loops"}) | {"test_pairwise_memory_cpu"},
              together="kept_references" if name == "cdist_by_name" else "")
       for name in ("cdist_by_name", "cdist_modes_off")),
+    # The dispatcher guard removed from inside the call (found with gc.get_objects): the
+    # dispatcher is not as the guard left it, the probe raises TamperingDetected, 05 is void
+    Attack("dispatcher_unguard", {"test_no_cdist_no_loops": TAMPERED + r".*changed torch's dispatcher for aten\._",
+                                  "*": VOIDED},
+           flags=("walks every live object (gc.get_objects)",), evidence=_tampering_flagged),
     # 17's forbidden built-in, through a reference kept in a list: no wrapper on torch.logsumexp
     # reaches it, torch's dispatcher does
     Attack("logsumexp_kept", {"test_no_builtin_logsumexp": r"called aten\.logsumexp \(reached at torch's dispatcher\)"},
