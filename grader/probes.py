@@ -355,6 +355,12 @@ def forbid_ops(fn: Callable, ops: tuple[str, ...], *args: Any, **kwargs: Any) ->
     return result, reached
 
 
+def at_dispatcher(reached: list[str]) -> list[str]:
+    """How a check names the operators `forbid_ops` saw reached, beside a spy's names:
+    `aten.<op> (reached at torch's dispatcher)`."""
+    return [f"aten.{op} (reached at torch's dispatcher)" for op in reached]
+
+
 def forbid(*targets: str, module: Any = None) -> _Patch:
     """Like `spy`, but each call raises `ForbiddenAPIError` instead of running the target. The
     candidate may catch that exception, so decide from the recorder, never from the exception:

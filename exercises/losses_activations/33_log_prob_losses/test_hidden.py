@@ -39,7 +39,7 @@ def _classifier(mod, in_features, num_classes, weight, bias, x, spy=False):
                 # and softmax's kernel at torch's dispatcher (probes.forbid_ops): a softmax kept
                 # in a list, or reached by a name built at run time, meets it there
                 seen["out"], reached = probes.forbid_ops(model, ("_softmax",), x)
-        seen["calls"] = calls.names() + [f"aten.{op} (reached at torch's dispatcher)" for op in reached]
+        seen["calls"] = calls.names() + probes.at_dispatcher(reached)
     else:
         with torch.no_grad():
             seen["out"] = model(x)

@@ -151,7 +151,7 @@ def test_no_builtin_dropout(sub):
                     out, ops = probes.forbid_ops(layer, FORBIDDEN_OPS, x)
             except probes.ForbiddenAPIError:
                 out, ops = None, []
-        return seen.names() + [f"aten.{op} (reached at torch's dispatcher)" for op in ops], out
+        return seen.names() + probes.at_dispatcher(ops), out
 
     x = torch.randn(100, 10)
     called, out = sub.probe(guarded, sub, x)
