@@ -106,3 +106,45 @@ def test_stub_scores_zero_even_against_pytest_raises(root):
     assert ex.score == 0
     assert results["test_raises_value_error"][0] == "failed"
     assert "raised NotImplementedError" in results["test_raises_value_error"][1]
+
+
+SEEDED = '''
+import random
+
+import numpy as np
+import torch
+from grader.testing import check
+
+
+def first_draws():
+    g = torch.Generator().manual_seed(0)
+    return torch.rand(3, generator=g), np.random.RandomState(0).random_sample(), random.Random(0).random()
+
+
+@check("value")
+def test_first(sub):
+    t, n, r = first_draws()
+    assert torch.equal(torch.rand(3), t) and np.random.random_sample() == n and random.random() == r
+    torch.rand(100)  # consumed: the next check must not start from here
+
+
+@check("value")
+def test_second(sub):
+    t, n, r = first_draws()
+    assert torch.equal(torch.rand(3), t) and np.random.random_sample() == n and random.random() == r
+'''
+
+
+def test_every_check_starts_from_the_seed_in_the_judge(tmp_path):
+    """The judge reseeds before each check (the first with torch.manual_seed, the next ones only
+    the CPU generator while no accelerator is initialised): each check draws the seed's values."""
+    ex = tmp_path / "exercises" / "demo" / "01_scaler"
+    ex.mkdir(parents=True)
+    (ex / "exercise.toml").write_text('title = "Scale"\ntrack = "demo"\ndifficulty = "easy"\ngpu = "optional"\n'
+                                      'sources = []\n')
+    (ex / "README.md").write_text("# Scale\n")
+    (ex / "scaler.py").write_text("def scale(x):\n    return x\n")
+    (ex / "test_public.py").write_text("")
+    (ex / "test_hidden.py").write_text(SEEDED)
+    results, ex_result = outcomes(tmp_path, ex / "scaler.py")
+    assert results == {"test_first": ("passed", ""), "test_second": ("passed", "")}, results

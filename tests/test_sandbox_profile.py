@@ -52,6 +52,41 @@ def run_probe(zygote, fn, *args, profile="namespaces", use_landlock=True, limits
         worker.kill()
 
 
+# --- seeding: every worker starts from the check's seed, whoever seeded it ------------------------
+
+def _draws() -> list:
+    import random
+
+    import numpy as np
+    import torch
+
+    return [random.random(), float(np.random.random()), torch.rand(3).tolist(), torch.randint(0, 1 << 30, (2,)).tolist()]
+
+
+def _seeded_draws(seed: int) -> list:
+    from grader.sandbox.worker import seed_everything
+
+    seed_everything(seed)
+    return _draws()
+
+
+def test_every_worker_draws_what_its_seed_gives_when_the_fork_server_seeded_it(zygote):
+    """The fork server seeds numpy and torch once before forking instead of each worker (2 ms a
+    check); Python's `random` reseeds itself from the OS in every forked child, so the worker
+    seeds that one itself. A worker's first draws equal those right after seeding, for the same
+    seed twice in a row (the fork server's state is not consumed), for another seed, and back."""
+    for seed in (7, 7, 11, 7):
+        worker = Worker(zygote, str(DATA / "sandbox_subject.py"), "sandbox_subject", Limits(), seed=seed,
+                        profile="namespaces" if NAMESPACES is None else "restricted",
+                        deadline=time.monotonic() + 60)
+        worker.start()
+        try:
+            got = call_remote(worker, {"op": "probe", "fn": _draws}, (), {}, what="probe")
+        finally:
+            worker.kill()
+        assert got == _seeded_draws(seed), f"seed {seed}: the worker's first draws are not its seed's"
+
+
 # --- cause 1: the fork server must not initialise CUDA nor start autograd's threads --------------
 
 def test_warm_up_runs_no_backward_and_asks_cuda_nothing():

@@ -19,6 +19,7 @@ use) and returns data or a remote handle. Extra attributes, which no exercise st
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -81,8 +82,7 @@ class Submission:
         if self._static is None:
             path = self._require_file()
             try:
-                view = StaticView(path, source_module.read(path))
-                view.tree  # noqa: B018 - parsing is the point
+                view = _parsed(path, source_module.read(path))
             except source_module.SourceProblem as exc:
                 raise SubmissionProblem(str(exc)) from None
             except SyntaxError as exc:
@@ -285,6 +285,26 @@ class Submission:
 
     def __repr__(self) -> str:
         return f"<submission {self._module_name} at {self._path}>"
+
+
+_VIEWS: OrderedDict[tuple[str, str], StaticView] = OrderedDict()
+MAX_VIEWS = 256  # a judge grades each check over every candidate in turn: keep them all parsed
+
+
+def _parsed(path: Path, source: str) -> StaticView:
+    """The parsed view of `source` (the file's text as read now), parsed once per judge rather
+    than once per check: keyed by the text, so a file changed between checks is parsed again."""
+    key = (str(path), source)
+    view = _VIEWS.get(key)
+    if view is None:
+        view = StaticView(path, source)
+        view.tree  # noqa: B018 - parsing is the point (a syntax error raises here, and is not kept)
+        _VIEWS[key] = view
+        if len(_VIEWS) > MAX_VIEWS:
+            _VIEWS.popitem(last=False)
+    else:
+        _VIEWS.move_to_end(key)
+    return view
 
 
 def _last_lines(text: str, n: int) -> str:

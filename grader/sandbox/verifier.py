@@ -72,7 +72,7 @@ def serve(sock: socket.socket, config: dict) -> None:
     worker.apply_limits(config.get("rlimits", {}))
     # nothing of the candidate's to read: its "submission" is its own scratch
     sandbox = worker._sandbox({**config, "candidate": os.path.join(scratch, "none.py"), "submission_root": scratch})
-    worker.seed_everything(config.get("seed", 0))
+    worker.ensure_seeded(config)
     sys.dont_write_bytecode = True
     send_msg(sock, codec.encode({"ready": True, "scratch": scratch, "sandbox": sandbox}, _refuse))
     while True:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import collections
 import importlib.util
 import io
+import operator
 import os
 import pickle
 import random
@@ -93,21 +94,45 @@ class TamperGuard:
                     self.snapshot.append((label, owner, name, self._static(owner, name)))
                 except AttributeError:
                     continue
+        self._groups = self._grouped()
+
+    def _grouped(self) -> list[tuple[Any, list, tuple[str, ...], tuple[Any, ...], list]]:
+        """The snapshot by owner: (owner, its entries, the names whose value `_now` reads straight
+        from the owner's table and their values, the other entries). The first kind is compared
+        all at once (3956 entries, 0.6 ms a probe one by one)."""
+        groups: dict[int, tuple[Any, list, list, list, list]] = {}
+        seen: dict[int, dict[str, Any]] = {}
+        for entry in self.snapshot:
+            label, owner, name, value = entry
+            group = groups.setdefault(id(owner), (owner, [], [], [], []))
+            group[1].append(entry)
+            table = self._table(owner, seen)
+            if name in table and name not in _META_DATA and table[name] is value:
+                group[2].append(name)
+                group[3].append(value)
+            else:
+                group[4].append(entry)
+        return [(owner, entries, tuple(names), tuple(values), rest)
+                for owner, entries, names, values, rest in groups.values()]
 
     def changed(self) -> list[str]:
         found = [f"sys.modules[{name!r}]" for name, module in self.modules.items() if sys.modules.get(name) is not module]
         seen: dict[int, dict[str, Any]] = {}
-        for label, owner, name, value in self.snapshot:
-            now = self._now(owner, name, seen)
-            if now is not value and not self._by_torch(label, name, now, value):
-                found.append(f"{label}.{name}")
+        for owner, entries, names, values, rest in self._groups:
+            table = self._table(owner, seen)
+            # every value read straight from the table still the same object: only the others can
+            # have changed; else each entry is looked at as before, in the snapshot's order
+            same = all(map(operator.is_, map(table.get, names), values))
+            for label, owner_, name, value in (rest if same else entries):
+                now = self._now(owner_, name, seen)
+                if now is not value and not self._by_torch(label, name, now, value):
+                    found.append(f"{label}.{name}")
         return found
 
-    def _now(self, owner: Any, name: str, seen: dict[int, dict[str, Any]]) -> Any:
-        """`inspect.getattr_static(owner, name)` (None where missing), in a fraction of its time:
-        a module's attribute is its __dict__ entry; a class's is the first entry along its MRO
-        (read through `type`'s own descriptor, which no class can override). Whatever this fast
-        path does not settle goes to getattr_static itself."""
+    def _table(self, owner: Any, seen: dict[int, dict[str, Any]]) -> dict[str, Any]:
+        """The entries `_now` reads `owner`'s attributes from without getattr_static: a class's
+        along its MRO (through `type`'s own descriptors, which no class can override), a plain
+        module's __dict__; empty for anything else."""
         table = seen.get(id(owner))
         if table is None:
             table = {}
@@ -117,6 +142,14 @@ class TamperGuard:
             elif isinstance(owner, types.ModuleType) and type(owner) is types.ModuleType:
                 table = object.__getattribute__(owner, "__dict__")
             seen[id(owner)] = table
+        return table
+
+    def _now(self, owner: Any, name: str, seen: dict[int, dict[str, Any]]) -> Any:
+        """`inspect.getattr_static(owner, name)` (None where missing), in a fraction of its time:
+        a module's attribute is its __dict__ entry; a class's is the first entry along its MRO
+        (read through `type`'s own descriptor, which no class can override). Whatever this fast
+        path does not settle goes to getattr_static itself."""
+        table = self._table(owner, seen)
         if name in table and name not in _META_DATA:
             return table[name]
         try:
@@ -322,6 +355,19 @@ def seed_everything(seed: int) -> None:
     torch.backends.cudnn.allow_tf32 = False
 
 
+def ensure_seeded(config: dict) -> None:
+    """Seed the worker's generators with the check's seed, unless its fork server did so right
+    before forking it (`config["preseeded"]`, see `grader.sandbox.zygote`): the generators' state
+    is then inherited as it is right after seeding (numpy's and torch's), the same as seeding here, without the 2 ms
+    a fresh child spends on it (torch.manual_seed formats a stack trace for CUDA's lazy seeding,
+    reading source files the child's empty line cache does not hold)."""
+    seed = config.get("seed", 0)
+    if config.get("preseeded") != seed:
+        seed_everything(seed)
+    else:
+        random.seed(seed)  # Python reseeds its own generator from the OS in every forked child
+
+
 def import_candidate(path: str, module_name: str) -> Any:
     folder = os.path.dirname(path)
     sys.path.insert(0, folder)
@@ -441,7 +487,7 @@ def serve(sock: socket.socket, config: dict) -> None:
     tempfile.tempdir = config["scratch"]
     apply_limits(config.get("rlimits", {}))
     sandbox = _sandbox(config)
-    seed_everything(config.get("seed", 0))
+    ensure_seeded(config)
     sys.dont_write_bytecode = True
     from grader.sandbox import registries
 

@@ -251,6 +251,7 @@ def main() -> None:
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     active: set[int] = set()
+    seeded: int | None = None  # the seed the generators were last set to here
     # Every object here is shared with the workers copy-on-write: keep the workers' garbage
     # collector from walking (and so copying) them all.
     gc.freeze()
@@ -266,7 +267,14 @@ def main() -> None:
         op = request.get("op")
         rid = request.get("id")  # echoed: the judge drops an answer it stopped waiting for
         if op == "fork":
-            pid = _fork_worker(ctrl, {**request, "scratch_root": scratch_root}, list(fds))
+            seed = request.get("seed", 0)
+            if seeded != seed:
+                # Seeded here, once per seed, rather than in every worker: nothing in this process
+                # draws a random number, so each child inherits the generators' state as seeding
+                # leaves it (grader.sandbox.worker.ensure_seeded).
+                grader.sandbox.worker.seed_everything(seed)
+                seeded = seed
+            pid = _fork_worker(ctrl, {**request, "scratch_root": scratch_root, "preseeded": seeded}, list(fds))
             active.add(pid)
             answer = {"pid": pid}
         elif op == "wait":
