@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import random
+import signal
 import time
 from pathlib import Path
 
@@ -15,10 +16,18 @@ from grader.judge.static import StaticView
 
 
 class InProcessSubmission:
-    def __init__(self, module, path: Path):
+    """The judge's `sub` API (grader.judge.proxy.Submission) with no worker: calls, probes and the
+    verifier run here; files live in `scratch` (the test's working directory, as a worker's is);
+    `measure_memory` measures nothing (0 bytes): it is a stand-in for costs, not for verdicts."""
+
+    def __init__(self, module, path: Path, scratch: Path):
         self._module = module
+        self.module = module
         self.path = path
-        self.static = StaticView(path, path.read_text())
+        self.source = path.read_text()
+        self.static = StaticView(path, self.source)
+        self.scratch = str(scratch)
+        self.output = ""
 
     def probe(self, fn, *args, **kwargs):
         return fn(*(self._module if a is self else a for a in args), **kwargs)
@@ -29,8 +38,40 @@ class InProcessSubmission:
         answer = self.probe(fn, *args, **kwargs)
         return answer, time.perf_counter() - start
 
+    def measure_memory(self, fn, *args, count_held=False, **kwargs):
+        return fn(*args, **kwargs), 0
+
+    def read_file(self, path, max_bytes=64 << 20):
+        data = (Path(self.scratch) / path).read_bytes()
+        if len(data) > max_bytes:
+            raise ValueError(f"{path} is larger than {max_bytes} bytes")
+        return data
+
+    def write_file(self, path, data):
+        (Path(self.scratch) / path).write_bytes(bytes(data))
+
+    def verify(self, fn, *args, **kwargs):
+        return fn(*args, **kwargs)
+
     def __getattr__(self, name):
         return getattr(self._module, name)
+
+
+TIME_LIMIT_S = 60  # a check still running then fails (in a worker, the check's own limit would end it)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    def expired(signum, frame):
+        raise TimeoutError(f"in-process check ran past {TIME_LIMIT_S} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(TIME_LIMIT_S)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def pytest_configure(config):
@@ -51,11 +92,12 @@ def _seed():
 
 
 @pytest.fixture
-def sub(request):
+def sub(request, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # what the candidate's code writes stays out of the checkout
     ex_dir = Path(request.node.path).parent
     name = ex_dir.name.split("_", 1)[1]
     path = ex_dir.parent.parent.parent / "solutions" / ex_dir.parent.name / ex_dir.name / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"inproc_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return InProcessSubmission(module, path)
+    return InProcessSubmission(module, path, tmp_path)
