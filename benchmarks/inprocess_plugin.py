@@ -20,13 +20,13 @@ class InProcessSubmission:
     verifier run here; files live in `scratch` (the test's working directory, as a worker's is);
     `measure_memory` measures nothing (0 bytes): it is a stand-in for costs, not for verdicts."""
 
-    def __init__(self, module, path: Path, scratch: Path):
+    def __init__(self, module, path: Path, scratch: Path | None = None):
         self._module = module
         self.module = module
         self.path = path
         self.source = path.read_text()
         self.static = StaticView(path, self.source)
-        self.scratch = str(scratch)
+        self.scratch = str(scratch or Path.cwd())
         self.output = ""
 
     def probe(self, fn, *args, **kwargs):

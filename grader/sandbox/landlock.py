@@ -16,6 +16,8 @@ import os
 import platform
 from collections.abc import Iterable
 
+from grader.sandbox.libc import libc as _libc
+
 # syscall numbers are the same on x86_64 and aarch64 (generic table)
 _SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446
 _CREATE_RULESET_VERSION = 1 << 0
@@ -42,10 +44,6 @@ class _RulesetAttr(ctypes.Structure):
 class _PathBeneath(ctypes.Structure):
     _pack_ = 1
     _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
-
-
-def _libc():
-    return ctypes.CDLL(None, use_errno=True)
 
 
 def abi_version() -> int:

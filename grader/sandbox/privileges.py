@@ -25,6 +25,8 @@ import errno
 import platform
 import struct
 
+from grader.sandbox.libc import libc as _libc
+
 _PR_SET_NO_NEW_PRIVS = 38
 _PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
 _PR_CAPBSET_DROP, _PR_SET_SECUREBITS = 24, 28
@@ -55,10 +57,6 @@ _RET_ERRNO = 0x00050000
 
 class _SockFprog(ctypes.Structure):
     _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
-
-
-def _libc():
-    return ctypes.CDLL(None, use_errno=True)
 
 
 def seccomp_supported() -> bool:

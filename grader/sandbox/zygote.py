@@ -239,6 +239,9 @@ def main() -> None:
     # itself, imported once here rather than in each worker (it was a third of a worker's set-up)
     import grader.sandbox.landlock  # noqa: F401
     import grader.sandbox.worker
+    from grader.sandbox.libc import libc
+
+    libc()  # loaded once here, before any fork (see grader.sandbox.libc)
 
     try:
         _warm_up(torch, set(sys.argv[3].split(",")) if len(sys.argv) > 3 else {"autograd", "optim"})
