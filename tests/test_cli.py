@@ -145,7 +145,8 @@ def test_validate_pilots(root):
     assert result.exit_code == 0, result.output
     assert result.output.splitlines()[-1] == "2/2 exercises valid"
     progress = [line for line in result.output.splitlines() if line.endswith(" s)") and "checks run" in line]
-    assert [line.split(":")[0].strip() for line in progress] == ["05_broadcast_bias", "10_autograd_basics"]
+    # one line as each exercise is done, in the order they finish (two judges: either may be first)
+    assert sorted(line.split(":")[0].strip() for line in progress) == ["05_broadcast_bias", "10_autograd_basics"]
 
 
 def test_validate_reports_a_broken_exercise(root, tmp_path):
