@@ -21,7 +21,6 @@ class InProcessSubmission:
     `measure_memory` measures nothing (0 bytes): it is a stand-in for costs, not for verdicts."""
 
     def __init__(self, module, path: Path, scratch: Path | None = None):
-        self._module = module
         self.module = module
         self.path = path
         self.source = path.read_text()
@@ -30,7 +29,7 @@ class InProcessSubmission:
         self.output = ""
 
     def probe(self, fn, *args, **kwargs):
-        return fn(*(self._module if a is self else a for a in args), **kwargs)
+        return fn(*(self.module if a is self else a for a in args), **kwargs)
 
     def timed(self, fn, *args, **kwargs):
         """`probe` and the seconds it took, as the judge's `sub.timed` (here there is no worker)."""
@@ -54,7 +53,7 @@ class InProcessSubmission:
         return fn(*args, **kwargs)
 
     def __getattr__(self, name):
-        return getattr(self._module, name)
+        return getattr(self.module, name)
 
 
 TIME_LIMIT_S = 60  # a check still running then fails (in a worker, the check's own limit would end it)
