@@ -5,7 +5,10 @@
 3. Ray overhead: the same 8 through `--runtime ray` on a one-node cluster (2 CPUs, started before
    timing, as a cluster would be) vs `--jobs 2` of the node runtime itself (target <= 1.15x).
 
-    .venv/bin/python benchmarks/batch.py [--repeat 3] [--docker] [--image TAG] [--ray]
+    .venv/bin/python benchmarks/batch.py [--repeat 3] [--docker] [--image TAG] [--ray] [--fresh]
+
+--fresh adds the local runtime with judges started as fresh interpreters (GRADER_JUDGE_TEMPLATE=0)
+instead of forked from its judge template, side by side.
 
 Prints per-configuration medians, the ratios, and the per-submission cost (median wall time of
 `--jobs 1` / 8), the figure docs/scaling.md builds on.
@@ -30,9 +33,13 @@ GRADER = [sys.executable, "-m", "grader"]
 COUNT = 8
 
 
-def timed(cmd: list[str]) -> float:
+FRESH = "GRADER_JUDGE_TEMPLATE=0"  # a configuration's name prefix: judges started as fresh interpreters
+
+
+def timed(cmd: list[str], fresh: bool = False) -> float:
+    env = {**os.environ, "GRADER_JUDGE_TEMPLATE": "0"} if fresh else None
     start = time.perf_counter()
-    out = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    out = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     elapsed = time.perf_counter() - start
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(cmd[:8])}... failed ({out.returncode}):\n{out.stderr[-3000:]}")
@@ -45,6 +52,7 @@ def main() -> None:
     parser.add_argument("--docker", action="store_true")
     parser.add_argument("--image", default=None)
     parser.add_argument("--ray", action="store_true")
+    parser.add_argument("--fresh", action="store_true", help="also the local runtime without its judge template")
     parser.add_argument("--only", default=None, help="comma list of configurations to run (substrings of names)")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="grader-bench-batch-"))
@@ -55,6 +63,9 @@ def main() -> None:
         "local --jobs 1": [*base, "--runtime", "local", "--jobs", "1"],
         "local --jobs 2": [*base, "--runtime", "local", "--jobs", "2"],
     }
+    if args.fresh:  # the same without the judge template (grader.runtimes.template), to compare
+        configs[f"{FRESH} local --jobs 1"] = configs["local --jobs 1"]
+        configs[f"{FRESH} local --jobs 2"] = configs["local --jobs 2"]
     if args.docker:
         configs["docker --jobs 1"] = [*base, "--runtime", "docker", "--jobs", "1", *image]
         configs["docker --jobs 2"] = [*base, "--runtime", "docker", "--jobs", "2", *image]
@@ -75,7 +86,7 @@ def main() -> None:
     try:
         for rep in range(args.repeat):
             for name, cmd in configs.items():  # interleaved: every configuration sees the same load
-                times[name].append(timed(cmd))
+                times[name].append(timed(cmd, fresh=name.startswith(FRESH)))
                 print(f"  rep {rep + 1} {name}: {times[name][-1]:.1f} s", flush=True)
     finally:
         if cluster is not None:
@@ -84,7 +95,7 @@ def main() -> None:
     print(f"\n{COUNT} submissions (exercise 05), median of {args.repeat}, load average {os.getloadavg()[0]:.1f}:")
     for name, value in med.items():
         print(f"  {name:24s} {value:7.1f} s")
-    for rt in ("local", "docker"):
+    for rt in ("local", "docker", f"{FRESH} local"):
         if f"{rt} --jobs 1" in med:
             print(f"  {rt}: --jobs 2 speed-up over --jobs 1: {med[f'{rt} --jobs 1'] / med[f'{rt} --jobs 2']:.2f}x "
                   f"(target >= 1.8x); per submission at --jobs 1: {med[f'{rt} --jobs 1'] / COUNT:.1f} s")

@@ -263,6 +263,8 @@ def grade_batch(paths: list[Path], options, batch: BatchOptions) -> GradeRun:
             executor.run(todo, begun, done)
         interrupted = ctx.stop.is_set()
     finally:
+        if options.runtime != "ray":
+            runtime.close()
         if progress is not None:
             progress.close()
     ordered = [results[i] for i in sorted(results)]

@@ -81,6 +81,7 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
     runtime = get_runtime(runtime_name, **(options.runtime_options if runtime_name == "docker" else {}))
     stale = runtime.check_image(catalog.root) if runtime_name == "docker" else None
     with contextlib.ExitStack() as stack:
+        stack.callback(runtime.close)
         candidates: list[tuple[str, Path, dict[str, CandidateFile] | None, str | None]] = []
         labels: set[str] = set()
         judge_roots: dict[str, Path] = {}  # what the runtime mounts: differs for a single notebook

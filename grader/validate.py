@@ -160,7 +160,11 @@ def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float |
     job = JudgeJob(root=catalog.root, exercises=selected,
                    candidates=[Candidate(label, files) for label, files in candidates.items()], timeout_s=timeout_s,
                    on_record=_counter(progress) if progress else None)
-    output = run_split(get_runtime(runtime), job, jobs)
+    judges = get_runtime(runtime)
+    try:
+        output = run_split(judges, job, jobs)
+    finally:
+        judges.close()
 
     def result(label: str, ex: Exercise, path: Path) -> ExerciseResult:
         entry = candidates[label][ex.id]

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.slow
 def test_fault_injection_20_submissions_one_exact_result_each():
     out = subprocess.run([sys.executable, "benchmarks/faults.py", "--count", "20", "--jobs", "2",
-                          "--kill-every", "3"], cwd=ROOT, capture_output=True, text=True, timeout=1200)
+                          "--kill-every", "1"], cwd=ROOT, capture_output=True, text=True, timeout=1200)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     assert "OK" in out.stdout.splitlines()[-1]
     killed = int(out.stdout.split("--jobs 2, ")[1].split()[0])

@@ -51,13 +51,18 @@ def run_judge(spec: dict) -> int:
     scratch_root = spec.get("scratch_root") or tempfile.mkdtemp(prefix="grader-scratch-")
     os.makedirs(scratch_root, exist_ok=True)
     # Start the fork server first: its torch import overlaps with ours and with collection.
-    from grader.sandbox.zygote_client import Zygote  # torch-free: the fork server starts at once
+    from grader.sandbox.zygote_client import (  # torch-free: the fork server starts at once
+        Zygote,
+        take_preforked,
+    )
 
-    # In the container the fork server was started by the entry point as another user.
+    # In the container the fork server was started by the entry point as another user; a judge
+    # forked from the judge template (local runtime) forked its own before reading this spec.
     attach = os.environ.pop("GRADER_ZYGOTE_FD", None)
-    zygote = Zygote(scratch_root, attach_fd=int(attach) if attach else None,
-                    warm_ups=warm_ups(spec))
-    zygote.start()
+    zygote = None if attach else take_preforked(scratch_root)
+    if zygote is None:
+        zygote = Zygote(scratch_root, attach_fd=int(attach) if attach else None, warm_ups=warm_ups(spec))
+        zygote.start()
     try:
         import pytest
 

@@ -29,7 +29,7 @@ from grader.mutate import equivalents
 from grader.mutate.cache import ResultCache, kill_child_judges
 from grader.mutate.mutants import Mutant, generate
 from grader.results import ExerciseResult
-from grader.runtimes import JudgeJob, get_runtime
+from grader.runtimes import JudgeJob, Runtime, get_runtime
 from grader.runtimes.base import Candidate
 from grader.submissions import CandidateFile
 
@@ -152,12 +152,12 @@ def _classify(mutant: Mutant, result: ExerciseResult) -> MutantResult:
 
 
 def _grade(ex: Exercise, root: Path, items: list[tuple[str, Path]], timeout_s: float | None,
-           runtime: str) -> dict[str, ExerciseResult | str]:
+           runtime: Runtime) -> dict[str, ExerciseResult | str]:
     """One judge session over `items` (label, file) of one exercise: label -> result, or an error."""
     job = JudgeJob(root=root, exercises=[ex], timeout_s=timeout_s,
                    candidates=[Candidate(label, {ex.id: {"path": str(path), "problem": None}})
                                for label, path in items])
-    output = get_runtime(runtime).run(job)
+    output = runtime.run(job)
     if output.error:
         return {label: output.error for label, _ in items}
     return {label: build_exercise(ex, label, root, CandidateFile(ex.id, path, None), output)
@@ -165,13 +165,13 @@ def _grade(ex: Exercise, root: Path, items: list[tuple[str, Path]], timeout_s: f
 
 
 def _grade_references(catalog: Catalog, selected: list[Exercise], timeout_s: float | None,
-                      runtime: str) -> dict[str, ExerciseResult | str]:
+                      runtime: Runtime) -> dict[str, ExerciseResult | str]:
     """All references in one judge session (candidate "reference"): exercise id -> result or error."""
     if not selected:
         return {}
     job = JudgeJob(root=catalog.root, exercises=selected, timeout_s=timeout_s, candidates=[
         Candidate("reference", {ex.id: {"path": str(ex.reference), "problem": None} for ex in selected})])
-    output = get_runtime(runtime).run(job)
+    output = runtime.run(job)
     if output.error:
         return {ex.id: output.error for ex in selected}
     return {ex.id: build_exercise(ex, "reference", catalog.root, CandidateFile(ex.id, ex.reference, None), output)
@@ -185,10 +185,19 @@ def mutate(exercises: list[str] | None = None, jobs: int = 1, root: Path | None 
 
     Raises UsageError for an unknown exercise id and MutationInterrupted on Ctrl-C (after the
     graded results are saved). `progress` receives one-line messages."""
-    t0 = time.monotonic()
     catalog = Catalog.load(root)
     selected = catalog.select(exercises)
     require_hidden_tests(selected, "Mutate exercises in the grader's own repository.")
+    judges = get_runtime(runtime)  # one for the whole run: the local one keeps its judge template
+    try:
+        return _mutate(catalog, selected, judges, timeout_s, jobs, batch_size, cache_dir, progress)
+    finally:
+        judges.close()
+
+
+def _mutate(catalog: Catalog, selected: list[Exercise], runtime: Runtime, timeout_s: float | None, jobs: int,
+            batch_size: int, cache_dir, progress) -> MutationRun:
+    t0 = time.monotonic()
     cache = ResultCache(cache_dir)
     run = MutationRun([ExerciseMutation(ex) for ex in selected])
     work: list[tuple[ExerciseMutation, Mutant]] = []

@@ -137,6 +137,10 @@ class Runtime(ABC):
     def run(self, job: JudgeJob) -> JudgeOutput:
         """Run the judge for `job` and return what it recorded. Never raises for candidate misbehaviour."""
 
+    def close(self) -> None:  # noqa: B027 (a no-op unless the runtime keeps something running)
+        """Grading with this runtime is over: end what it keeps for later runs (the local
+        runtime's judge template). Runs after it start it again."""
+
     def cancel(self) -> None:  # noqa: B027 (a no-op unless the runtime starts something)
         """Stop every judge (or container) this runtime is running, from any thread: their `run`
         calls return soon after, with an error. Used on Ctrl-C / SIGTERM."""

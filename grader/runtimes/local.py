@@ -16,9 +16,11 @@ import sys
 import tempfile
 import threading
 import time
+import weakref
 from pathlib import Path
 
 from grader.runtimes.base import JudgeJob, JudgeOutput, RecordTail, Runtime, read_records
+from grader.runtimes.template import JudgeTemplate, TemplateUnavailable
 from grader.sandbox.cleanup import remove_tree
 
 MAX_LOG = 20000
@@ -75,6 +77,9 @@ class LocalRuntime(Runtime):
         self._running: set[subprocess.Popen] = set()
         self._lock = threading.Lock()
         self._cancelled = False
+        self._templates: dict[tuple, JudgeTemplate] = {}
+        self._warned = False
+        weakref.finalize(self, _close_all, self._templates)
 
     def cancel(self) -> None:
         with self._lock:
@@ -82,6 +87,42 @@ class LocalRuntime(Runtime):
             running = list(self._running)
         for proc in running:
             _kill_group(proc)
+
+    def _start_judge(self, job: JudgeJob, spec_path: Path, tmp: Path, log, scratch: Path):
+        """`python -m grader.judge SPEC`, forked from the judge template when there is one (see
+        grader.runtimes.template), else started as a fresh interpreter."""
+        env = judge_env()
+        if os.environ.get("GRADER_JUDGE_TEMPLATE", "1") != "0" and sys.platform == "linux":
+            try:
+                from grader.judge.run import warm_ups
+
+                template = self._template(env)
+                return template.fork(str(spec_path), str(tmp), log.name, str(scratch),
+                                     warm_ups(json.loads(spec_path.read_text())))
+            except TemplateUnavailable as exc:  # slower, not different: say so once
+                if not self._warned:
+                    self._warned = True
+                    print(f"warning: judges start as fresh interpreters (slower): {exc}"[:1000], file=sys.stderr)
+        return subprocess.Popen([self.python, "-m", "grader.judge", str(spec_path)], stdout=log,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+                                cwd=tmp, start_new_session=True, preexec_fn=_die_with_parent)
+
+    def _template(self, env: dict[str, str]) -> JudgeTemplate:
+        """The judge template for this environment (one per runtime; a test that changes the
+        environment gets another), started on first use. Called under `self._lock`."""
+        key = tuple(sorted(env.items()))
+        template = self._templates.get(key)
+        if template is None or template.ctrl is None:
+            template = self._templates[key] = JudgeTemplate(self.python, env)
+        return template
+
+    def close(self) -> None:
+        """End the judge templates (grading with this runtime is over)."""
+        with self._lock:
+            templates = list(self._templates.values())
+            self._templates.clear()
+        for template in templates:
+            template.close()
 
     def run(self, job: JudgeJob) -> JudgeOutput:
         with tempfile.TemporaryDirectory(prefix="grader-local-", ignore_cleanup_errors=True) as tmp, _removed(tmp):
@@ -96,9 +137,7 @@ class LocalRuntime(Runtime):
                 with self._lock:
                     if self._cancelled:
                         return JudgeOutput(records=[], error="grading was interrupted", infrastructure=True)
-                    proc = subprocess.Popen([self.python, "-m", "grader.judge", str(spec_path)], stdout=log,
-                                            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=judge_env(),
-                                            cwd=tmp, start_new_session=True, preexec_fn=_die_with_parent)
+                    proc = self._start_judge(job, spec_path, Path(tmp), log, scratch)
                     self._running.add(proc)
                 try:
                     code = _wait(proc, job, results)
@@ -124,6 +163,12 @@ class LocalRuntime(Runtime):
             notes = [r["message"] for r in records if r.get("type") == "note"]
             return JudgeOutput(records=records, error=error, log=log_text, notes=notes,
                                protections=list(env.get("protections", [])), infrastructure=killed)
+
+
+def _close_all(templates: dict) -> None:
+    for template in list(templates.values()):
+        template.close()
+    templates.clear()
 
 
 def _wait(proc: subprocess.Popen, job: JudgeJob, results: Path) -> int:

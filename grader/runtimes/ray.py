@@ -97,7 +97,10 @@ def _grade_on_node(name: str, payload: bytes, label: str, spec: dict) -> dict:
 
         import contextlib
 
-        graded = grade_one(item, ctx, runtime, (lambda _ex: contextlib.nullcontext(extra)) if extra else None)
+        try:
+            graded = grade_one(item, ctx, runtime, (lambda _ex: contextlib.nullcontext(extra)) if extra else None)
+        finally:
+            runtime.close()
     graded.environment["node"] = node
     return graded.to_dict("")
 

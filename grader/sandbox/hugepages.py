@@ -40,22 +40,58 @@ def anonymous_regions(maps: str) -> list[tuple[int, int]]:
     return regions
 
 
-def collapse_anonymous_memory() -> str:
-    """Collapse this process's populated anonymous memory into huge pages; says what was done."""
-    if os.environ.get("GRADER_HUGEPAGES", "1") == "0":
-        return "off (GRADER_HUGEPAGES=0)"
-    try:
-        with open("/proc/self/maps") as fh:
-            regions = anonymous_regions(fh.read())
-        libc = ctypes.CDLL(None, use_errno=True)
-    except OSError as exc:
-        return f"not available: {exc}"
-    libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
-    done, errors = 0, set()
-    for start, end in regions:
-        if libc.madvise(start, end - start, MADV_COLLAPSE) == 0:
-            done += end - start
+CHUNK = 8 << 20  # collapsed a piece at a time (about 15 ms each), between the judge's requests
+
+
+class Collapser:
+    """Collapse this process's populated anonymous memory into huge pages a piece at a time
+    (`step`), so that a fork server can answer "ready" first and collapse while it waits for
+    requests: done up front it was 0.3 s on the critical path of every judge's first check."""
+
+    def __init__(self):
+        self.pending: list[tuple[int, int]] = []
+        self.done = self.total = 0
+        self.errors: set[str] = set()
+        self.skipped = None
+        if os.environ.get("GRADER_HUGEPAGES", "1") == "0":
+            self.skipped = "off (GRADER_HUGEPAGES=0)"
+            return
+        try:
+            with open("/proc/self/maps") as fh:
+                regions = anonymous_regions(fh.read())
+            self.libc = ctypes.CDLL(None, use_errno=True)
+        except OSError as exc:
+            self.skipped = f"not available: {exc}"
+            return
+        self.libc.madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+        for start, end in regions:
+            self.total += end - start
+            self.pending += [(s, min(s + CHUNK, end)) for s in range(start, end, CHUNK)]
+        self.pending.reverse()  # popped from the end: lowest addresses first
+
+    def step(self) -> bool:
+        """Collapse one piece; False once nothing is left."""
+        if not self.pending:
+            return False
+        start, end = self.pending.pop()
+        if self.libc.madvise(start, end - start, MADV_COLLAPSE) == 0:
+            self.done += end - start
         else:  # EINVAL: no MADV_COLLAPSE here, or a range that cannot be (VM_NOHUGEPAGE, special)
-            errors.add(os.strerror(ctypes.get_errno()))
-    summary = f"{done >> 20} MiB of {sum(e - s for s, e in regions) >> 20} MiB collapsed into huge pages"
-    return summary + (f" ({', '.join(sorted(errors))} for the rest)" if errors else "")
+            self.errors.add(os.strerror(ctypes.get_errno()))
+        return bool(self.pending)
+
+    def summary(self) -> str:
+        if self.skipped:
+            return self.skipped
+        summary = f"{self.done >> 20} MiB of {self.total >> 20} MiB collapsed into huge pages"
+        if self.pending:
+            summary += f" ({sum(e - s for s, e in self.pending) >> 20} MiB still to do, while idle)"
+        return summary + (f" ({', '.join(sorted(self.errors))} for the rest)" if self.errors else "")
+
+
+def collapse_anonymous_memory() -> str:
+    """Collapse this process's populated anonymous memory into huge pages now; says what was done."""
+    collapser = Collapser()
+    while collapser.step():
+        pass
+    return collapser.summary()

@@ -1,7 +1,8 @@
 """The fork server: a clean process that has imported torch once and forks one worker per check.
 
 Started by the judge with a scrubbed environment and nothing of the judge's in memory (no hidden
-tests, no solutions), it answers three requests on its control socket (JSON, from the judge only):
+tests, no solutions; on the local runtime it is forked from its judge before the judge reads its
+job, so it also holds the judge's imported modules, pytest among them: `serve_forked`), it answers three requests on its control socket (JSON, from the judge only):
 
 - fork: with two file descriptors attached (the worker's channel and its output pipe), fork a
   worker in a new session, and answer its pid;
@@ -26,12 +27,13 @@ import ctypes
 import gc
 import json
 import os
+import select
 import signal
 import socket
 import sys
 
 from grader.sandbox.cleanup import remove_tree
-from grader.sandbox.hugepages import collapse_anonymous_memory
+from grader.sandbox.hugepages import Collapser
 from grader.sandbox.privileges import PR_SET_CHILD_SUBREAPER, PR_SET_THP_DISABLE
 from grader.sandbox.treemem import PAGE, children_faults, tree_memory
 
@@ -126,12 +128,19 @@ def _reap_strays(active: set[int]) -> int:
     return killed
 
 
-def peak_memory(pid: int, reset: bool = False) -> dict:
+def _resident() -> int:
+    """This process's resident size in bytes (what a worker forked now starts with)."""
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * PAGE
+
+
+def peak_memory(pid: int, reset: bool = False, base: int | None = None) -> dict:
     """A worker's resident size and its peak since the last reset, in bytes, read from outside it,
     with what a measured call must also answer for: `others`, the memory its descendants hold
     (`tree_memory`), `child_faults`, the page faults of every process it started
-    (`children_faults`), and `base`, this fork server's resident size (what a worker that has
-    done nothing holds: the two share every page at first). `reset`: first set the peak mark back
+    (`children_faults`), and `base`, this fork server's resident size when it forked the worker
+    (`base`, recorded then; what a worker that has done nothing holds: the two share every page
+    at first, and the fork server's own size changes as it collapses its memory into huge pages). `reset`: first set the peak mark back
     to the current size (/proc/PID/clear_refs "5"), so a measured call's peak is its own, not the
     process's lifetime peak (memory touched at import would hide it)."""
     answer: dict = {}
@@ -144,8 +153,7 @@ def peak_memory(pid: int, reset: bool = False) -> dict:
                 key, _, value = line.partition(":")
                 if key in ("VmRSS", "VmHWM"):
                     answer[key[2:].lower()] = int(value.split()[0]) * 1024
-        with open("/proc/self/statm") as fh:
-            answer["base"] = int(fh.read().split()[1]) * PAGE
+        answer["base"] = _resident() if base is None else base
     except (OSError, ValueError, IndexError) as exc:
         return {"error": f"cannot read the worker's memory: {exc}"}
     used, _ = tree_memory(pid, None)
@@ -224,12 +232,10 @@ def fork_server_state(torch) -> dict:
             "threads": len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else None}
 
 
-def main() -> None:
-    ctrl = socket.socket(fileno=int(sys.argv[1]))  # a SOCK_SEQPACKET pair: one message per record
-    scratch_root = sys.argv[2]
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    _prctl(PR_SET_CHILD_SUBREAPER, 1)
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+def prepare(warm: set[str]):
+    """Import what every worker needs, once, and warm up `warm` (see `_warm_up`); returns torch.
+    The judge template (grader.runtimes.template) runs this too, before it forks anything: a fork
+    server forked from it finds everything imported."""
     os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")  # see zygote_client.scrubbed_env
     import numpy  # noqa: F401 - imported once here so that every worker starts warm
     import numpy.random  # noqa: F401 - lazily imported by numpy; every worker seeds it (10 ms each)
@@ -238,16 +244,74 @@ def main() -> None:
     # landlock (and privileges, imported above): what every worker imports while sandboxing
     # itself, imported once here rather than in each worker (it was a third of a worker's set-up)
     import grader.sandbox.landlock  # noqa: F401
-    import grader.sandbox.worker
+    import grader.sandbox.registries  # noqa: F401
+    import grader.sandbox.verifier  # noqa: F401
+    import grader.sandbox.worker  # noqa: F401
     from grader.sandbox.libc import libc
 
     libc()  # loaded once here, before any fork (see grader.sandbox.libc)
-
     try:
-        _warm_up(torch, set(sys.argv[3].split(",")) if len(sys.argv) > 3 else {"autograd", "optim"})
+        _warm_up(torch, warm)
     except Exception as exc:  # noqa: BLE001 - an optimisation only: workers import lazily instead
         print(f"warm-up skipped: {exc!r}", file=sys.stderr)
+    return torch
+
+
+def main() -> None:
+    ctrl = socket.socket(fileno=int(sys.argv[1]))  # a SOCK_SEQPACKET pair: one message per record
+    scratch_root = sys.argv[2]
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    torch = prepare(set(sys.argv[3].split(",")) if len(sys.argv) > 3 else {"autograd", "optim"})
+    serve(ctrl, scratch_root, torch)
+
+
+def serve_forked(ctrl: socket.socket, scratch_root: str, warm: set[str], env: dict[str, str], log_fd: int) -> None:
+    """Become the fork server in a child forked from a judge that was itself just forked from the
+    judge template (grader.runtimes.template), before the judge read anything of its job: what
+    `main` gets from its command line and exec (the scrubbed environment, the isolated import
+    path, the output, the working folder) is set here instead. Never returns."""
+    code = 70
+    try:
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with its judge, as one it had started
+        _prctl(PR_SET_CHILD_SUBREAPER, 1)
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        os.dup2(log_fd, 1)
+        os.dup2(log_fd, 2)
+        os.chdir(scratch_root)
+        os.environ.clear()
+        os.environ.update(env)
+        import tempfile
+
+        tempfile.tempdir = None  # TMPDIR is the scratch folder now
+        sys.dont_write_bytecode = True  # -B
+        # -I: no working folder, no user site on the import path (the template's path was the
+        # judge's, whose first entry is a folder of its own)
+        import site
+
+        user_site = site.getusersitepackages() if hasattr(site, "getusersitepackages") else None
+        sys.path[:] = [p for p in sys.path[1:] if p and p != user_site]
+        from grader.sandbox.proctitle import set_cmdline, set_environ
+
+        set_environ(env)  # /proc/PID/environ still showed the template's (the judge's) environment
+        set_cmdline([sys.executable, "-I", "-B", "-m", "grader.sandbox.zygote", str(ctrl.fileno()), scratch_root,
+                     ",".join(sorted(warm)) or "none"])
+        serve(ctrl, scratch_root, prepare(warm))
+        code = 0
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def serve(ctrl: socket.socket, scratch_root: str, torch) -> None:
+    """Answer the judge's requests on `ctrl` until it says exit or goes."""
     import grader.sandbox.registries
+    import grader.sandbox.worker
 
     grader.sandbox.registries.install()  # before the snapshot: a replaced wrapper is tampering
     grader.sandbox.worker.PRISTINE = grader.sandbox.worker.TamperGuard()
@@ -258,11 +322,15 @@ def main() -> None:
     # Every object here is shared with the workers copy-on-write: keep the workers' garbage
     # collector from walking (and so copying) them all.
     gc.freeze()
-    # and as huge pages: a fork copies, and a worker's exit takes down, one entry per 2 MiB
-    hugepages = collapse_anonymous_memory()
-    ctrl.send(json.dumps({"ready": True, "pid": os.getpid(), "hugepages": hugepages,
+    # and as huge pages: a fork copies, and a worker's exit takes down, one entry per 2 MiB; a
+    # piece at a time whenever no request waits (the first checks' workers are forked before)
+    collapser = Collapser()
+    bases: dict[int, int] = {}  # worker -> this process's resident size when it was forked
+    ctrl.send(json.dumps({"ready": True, "pid": os.getpid(), "hugepages": collapser.summary(),
                           **fork_server_state(torch)}).encode())
     while True:
+        while collapser.pending and not select.select([ctrl], [], [], 0)[0]:
+            collapser.step()
         msg, fds, _, _ = socket.recv_fds(ctrl, 65536, 4)
         if not msg:
             break
@@ -277,8 +345,10 @@ def main() -> None:
                 # leaves it (grader.sandbox.worker.ensure_seeded).
                 grader.sandbox.worker.seed_everything(seed)
                 seeded = seed
+            base = _resident()
             pid = _fork_worker(ctrl, {**request, "scratch_root": scratch_root, "preseeded": seeded}, list(fds))
             active.add(pid)
+            bases[pid] = base
             answer = {"pid": pid}
         elif op == "wait":
             pid = int(request["pid"])
@@ -295,6 +365,7 @@ def main() -> None:
             except ChildProcessError:
                 answer = {"exit": None}
             active.discard(pid)
+            bases.pop(pid, None)
             answer["strays_killed"] = _reap_strays(active)
             left = remove_tree(os.path.join(scratch_root, f"w{pid}"))  # deep trees too; never raises
             if left:
@@ -311,9 +382,11 @@ def main() -> None:
                 remove_tree(os.path.join(scratch_root, f"w{pid}"))
             answer = {"killed": len(active)}
             active.clear()
+            bases.clear()
             answer["strays_killed"] = _reap_strays(active)
         elif op == "peak":
-            answer = peak_memory(int(request["pid"]), bool(request.get("reset"))) if int(request["pid"]) in active \
+            pid = int(request["pid"])
+            answer = peak_memory(pid, bool(request.get("reset")), bases.get(pid)) if pid in active \
                 else {"error": "not a worker of this fork server"}
         elif op == "tree":
             # the worker's tree as this process (the workers' user) sees it: in the container the
@@ -324,6 +397,8 @@ def main() -> None:
                 answer = {"used": used, "count": count}
             else:
                 answer = {"error": "not a worker of this fork server"}
+        elif op == "hugepages":  # what the collapse has done so far (tests, reports)
+            answer = {"hugepages": collapser.summary()}
         elif op == "exit":
             break
         else:

@@ -39,6 +39,50 @@ def scrubbed_env(scratch_root: str) -> dict[str, str]:
     return env
 
 
+class _Forked:
+    """A fork server forked from this process (see `Zygote.fork_here`), with what the client uses
+    of `subprocess.Popen`."""
+
+    def __init__(self, pid: int):
+        self.pid, self.returncode = pid, None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                self.returncode = -9
+                return self.returncode
+            if pid:
+                self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            try:
+                os.kill(self.pid, 9)
+            except ProcessLookupError:
+                pass
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() > deadline:
+                raise subprocess.TimeoutExpired(["fork server"], timeout or 0)
+            time.sleep(0.005)
+        return self.returncode  # type: ignore[return-value]
+
+
+_PREFORKED: Zygote | None = None
+
+
+def take_preforked(scratch_root: str) -> Zygote | None:
+    """The fork server forked for this judge before it read its job (`Zygote.fork_here`), once."""
+    global _PREFORKED
+    zygote, _PREFORKED = _PREFORKED, None
+    return zygote if zygote is not None and zygote.scratch_root == scratch_root else None
+
+
 class Zygote:
     """The fork server process. Started early; its readiness is awaited on first use.
 
@@ -89,6 +133,28 @@ class Zygote:
         )
         child.close()
         self.ctrl, self.ready, self.pid, self.lost = parent, False, self.proc.pid, None
+
+    def fork_here(self) -> None:
+        """Start the fork server as a fork of this process, which must hold nothing of a job yet
+        (a judge just forked from the judge template, grader.runtimes.template): torch and the
+        workers' modules are imported already, so it is ready in milliseconds. Later restarts
+        (a worker killed it) start a fresh interpreter, as `start` does."""
+        global _PREFORKED
+        env = scrubbed_env(self.scratch_root)
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                parent.close()
+                from grader.sandbox.zygote import serve_forked
+
+                serve_forked(child, self.scratch_root, set(self.warm_ups), env, self._log.fileno())
+            finally:
+                os._exit(70)
+        child.close()
+        self.proc = _Forked(pid)  # type: ignore[assignment]
+        self.ctrl, self.ready, self.pid, self.lost = parent, False, pid, None
+        _PREFORKED = self
 
     def _state(self) -> str | None:
         """Why the fork server cannot answer (stopped, gone), or None while it looks alive."""
@@ -202,6 +268,15 @@ class Zygote:
         except (ChannelClosed, OSError) as exc:
             self._lose(str(exc) if isinstance(exc, ChannelClosed) and str(exc) else self._state() or "closed its channel")
             return {"error": f"the worker fork server {self.lost}"}
+
+    def hugepages(self) -> str:
+        """What the fork server has collapsed into huge pages so far (it does so while idle)."""
+        if self.lost or self.ctrl is None:
+            return f"the worker fork server {self.lost or 'is not running'}"
+        try:
+            return str(self._answer(timeout=30, want=self._send({"op": "hugepages"})).get("hugepages", ""))
+        except (ChannelClosed, OSError) as exc:
+            return f"no answer: {exc}"
 
     def tree_memory(self, pid: int) -> tuple[int | None, int]:
         """(bytes, processes) over worker `pid`'s process tree, measured by the fork server (see

@@ -493,6 +493,16 @@ class _Listeners:
         return self.received
 
 
+def _our_template(pid: int) -> bool:
+    """Whether `pid` is a judge template (grader.runtimes.template) this test process started."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+        return (b"grader.runtimes.template" in Path(f"/proc/{pid}/cmdline").read_bytes()
+                and int(stat[stat.rfind(b")") + 2:].split()[1]) == os.getpid())
+    except (OSError, ValueError, IndexError):
+        return False
+
+
 class _JudgeMemory:
     """Peak resident memory of every judge process on this machine (the container's too: its
     processes are visible from here) while a batch is graded."""
@@ -514,7 +524,8 @@ class _JudgeMemory:
                     cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
                     if b"grader.judge\0" in cmd:
                         stat = Path(f"/proc/{pid}/stat").read_bytes()
-                        if int(stat[stat.rfind(b")") + 2:].split()[1]) == os.getpid():
+                        parent = int(stat[stat.rfind(b")") + 2:].split()[1])
+                        if parent == os.getpid() or _our_template(parent):
                             self.pids.add(pid)  # a local judge of ours (others may run on this machine)
                         self.peak = max(self.peak, int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * page)
                 except (OSError, ValueError, IndexError):

@@ -1,0 +1,330 @@
+"""The judge template of the local runtime: one process that has imported torch, pytest and the
+judge once, and forks a judge for each job, each of which forks its own fork server at once.
+
+    python -m grader.runtimes.template CTRL_FD PADDING
+
+Started by `JudgeTemplate` (below, used by grader.runtimes.local) with the judge's environment,
+it reads no job, exercise or submission itself: what it holds before it forks is what every
+judge and fork server imports anyway. A judge and a fork server started as fresh interpreters
+cost about 2.3 CPU-s of imports per submission (torch twice); forked from here, milliseconds.
+
+Each forked judge is what `python -m grader.judge SPEC` would be: a session of its own (so
+`os.killpg` ends it with its fork server), its output in its log, its working folder, its
+command line (rewritten in place: see grader.sandbox.proctitle). Its fork server is forked from
+it before it reads its spec, then given the workers' scrubbed environment and isolated import
+path (grader.sandbox.zygote.serve_forked).
+
+Requests come on the control socket (JSON, SOCK_SEQPACKET): "fork", with one file descriptor
+attached (a socket on which the template answers the judge's pid, then its exit status once it
+has reaped it), and "exit". When the control socket closes (its grader exited or was killed)
+the template kills every judge it forked and exits; every judge dies with the template
+(PR_SET_PDEATHSIG), and every fork server with its judge.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import selectors
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+# room for a judge's command line and a fork server's environment (rewritten in place: see
+# grader.sandbox.proctitle), as an argument and as a variable the template then unsets
+PADDING = "-" * 1024
+PAD_VARIABLE = "GRADER_TEMPLATE_ROOM"
+READY_TIMEOUT_S = 120
+
+
+class TemplateUnavailable(RuntimeError):
+    """The template did not start or has gone: judges are started as fresh interpreters instead."""
+
+
+class ForkedJudge:
+    """A judge forked by the template, with what the local runtime uses of `subprocess.Popen`:
+    `pid` (also its process group), `args`, `wait(timeout)`, `poll()`."""
+
+    def __init__(self, pid: int, report: socket.socket, spec_path: str):
+        self.pid, self.report, self.returncode = pid, report, None
+        self._lock = threading.Lock()
+        self.args = ["python", "-m", "grader.judge", spec_path]
+
+    def wait(self, timeout: float | None = None) -> int:
+        # from two threads at once too (a cancel's kill and the grading thread): one reads
+        if not self._lock.acquire(timeout=-1 if timeout is None else timeout):
+            raise subprocess.TimeoutExpired(self.args, timeout or 0)
+        try:
+            if self.returncode is not None:
+                return self.returncode
+            self.report.settimeout(timeout)
+            try:
+                data = self.report.recv(4096)
+            except TimeoutError:
+                raise subprocess.TimeoutExpired(self.args, timeout or 0) from None
+            except OSError:
+                data = b""
+            # no status: the template was killed (SIGKILL) and took its judges with it
+            self.returncode = int(json.loads(data)["exit"]) if data else -int(signal.SIGKILL)
+            self.report.close()
+            return self.returncode
+        finally:
+            self._lock.release()
+
+    def poll(self) -> int | None:
+        try:
+            return self.wait(0)
+        except subprocess.TimeoutExpired:
+            return None
+
+
+class JudgeTemplate:
+    """The client side: starts the template process and asks it for judges (from any thread)."""
+
+    def __init__(self, python: str, env: dict[str, str]):
+        self.python, self.env = python, env
+        self._lock = threading.Lock()
+        self._log = tempfile.TemporaryFile()
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # its own session: a Ctrl-C at the terminal reaches the grader, which stops its judges
+        self.proc = subprocess.Popen(
+            [python, "-m", "grader.runtimes.template", str(child.fileno()), PADDING],
+            pass_fds=[child.fileno()], env={**env, "PYTHONHASHSEED": "0", PAD_VARIABLE: PADDING}, cwd="/", stdin=subprocess.DEVNULL,
+            stdout=self._log, stderr=self._log, start_new_session=True)
+        child.close()
+        self.ctrl: socket.socket | None = parent
+        self.ready = False
+        self.state: dict = {}
+
+    def _await_ready(self) -> None:
+        if self.ready:
+            return
+        if self.ctrl is None:
+            raise TemplateUnavailable("the judge template was closed")
+        self.ctrl.settimeout(READY_TIMEOUT_S)
+        try:
+            data = self.ctrl.recv(65536)
+        except OSError as exc:
+            data, why = b"", str(exc)
+        else:
+            why = "it exited"
+        if not data:
+            self._log.seek(0)
+            log = self._log.read()[-2000:].decode(errors="replace")
+            self.close()
+            raise TemplateUnavailable(f"the judge template did not start ({why}): {log}")
+        self.state = json.loads(data)
+        self.ready = True
+
+    def fork(self, spec_path: str, cwd: str, log_path: str, scratch_root: str, warm_ups: list[str]) -> ForkedJudge:
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            with self._lock:
+                self._await_ready()
+                if self.ctrl is None:
+                    raise TemplateUnavailable("the judge template was closed")
+                request = {"op": "fork", "spec": spec_path, "cwd": cwd, "log": log_path,
+                           "scratch_root": scratch_root, "warm_ups": warm_ups}
+                try:
+                    socket.send_fds(self.ctrl, [json.dumps(request).encode()], [theirs.fileno()])
+                except OSError as exc:
+                    raise TemplateUnavailable(f"the judge template has gone ({exc})") from None
+        finally:
+            theirs.close()
+        mine.settimeout(60)
+        try:
+            data = mine.recv(4096)
+        except OSError:
+            data = b""
+        if not data:
+            mine.close()
+            raise TemplateUnavailable("the judge template did not fork a judge (it has gone)")
+        return ForkedJudge(int(json.loads(data)["pid"]), mine, spec_path)
+
+    def close(self) -> None:
+        """End the template (it kills any judge it still has) and reap it."""
+        with self._lock:
+            ctrl, self.ctrl = self.ctrl, None
+        if ctrl is not None:
+            try:
+                ctrl.send(b'{"op": "exit"}')
+            except OSError:
+                pass
+            ctrl.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self._log.close()
+
+
+# --- the template process ---------------------------------------------------------------------
+
+def _prctl_pdeathsig() -> None:
+    from grader.sandbox.libc import libc
+
+    try:
+        libc().prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except AttributeError:
+        pass
+
+
+def _become_judge(request: dict, template_pid: int, inherited: list) -> None:
+    """In the forked child: become `python -m grader.judge SPEC` (see the module's docstring)."""
+    code = 70
+    try:
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        for thing in inherited:  # the template's sockets and pipe: the other judges' among them
+            if isinstance(thing, int):
+                os.close(thing)
+            else:
+                thing.close()
+        os.setsid()
+        _prctl_pdeathsig()
+        if os.getppid() != template_pid:  # the template died before the death signal was set
+            os._exit(code)
+        devnull = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(devnull, 0)
+        os.close(devnull)
+        log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        os.close(log)
+        os.chdir(request["cwd"])
+        sys.path.insert(0, request["cwd"])  # as `python -m` run there would have it
+        from grader.sandbox.proctitle import set_cmdline, set_environ
+
+        set_cmdline([sys.executable, "-m", "grader.judge", request["spec"]])
+        set_environ(dict(os.environ))  # without the template's padding
+        from grader.sandbox.zygote_client import Zygote
+
+        # before anything of the job is read: the fork server holds only what the template held
+        Zygote(request["scratch_root"], warm_ups=request["warm_ups"]).fork_here()
+        from grader.judge.run import main
+
+        main([request["spec"]])  # exits (os._exit) with pytest's status
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:  # noqa: BLE001 - said in the judge's log, which the grader keeps
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
+def main() -> None:
+    ctrl = socket.socket(fileno=int(sys.argv[1]))
+    del sys.path[0]  # the working folder `python -m` put first ("/"): a judge puts its own there
+    os.environ.pop(PAD_VARIABLE, None)
+    from grader.sandbox.proctitle import set_cmdline
+
+    set_cmdline([sys.executable, "-m", "grader.runtimes.template"])
+    # SIGPIPE stays ignored (Python's default), here and in the judges: a write to a socket whose
+    # reader has gone (a grader that stopped waiting, a dead worker) must raise, not kill
+    import gc
+
+    import pytest  # noqa: F401
+
+    import grader.judge.plugin  # noqa: F401 - and with it torch, numpy, the sandbox's client
+    import grader.judge.run  # noqa: F401
+    from grader.sandbox.hugepages import collapse_anonymous_memory
+    from grader.sandbox.zygote import _warm_up, fork_server_state, prepare
+
+    torch = prepare(set())
+    warmed: set[str] = set()
+    gc.freeze()  # shared with every judge and fork server: their collectors leave it alone
+    ctrl.send(json.dumps({"ready": True, "pid": os.getpid(), **fork_server_state(torch)}).encode())
+
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_r, False)
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    selector = selectors.DefaultSelector()
+    selector.register(ctrl, selectors.EVENT_READ)
+    selector.register(wake_r, selectors.EVENT_READ)
+    judges: dict[int, socket.socket] = {}
+    forks = 0
+    running = True
+    while running:
+        for key, _ in selector.select():
+            if key.fileobj is not ctrl:
+                try:
+                    os.read(wake_r, 4096)
+                except BlockingIOError:
+                    pass
+                continue
+            msg, fds, _, _ = socket.recv_fds(ctrl, 65536, 4)
+            request = json.loads(msg) if msg else {"op": "exit"}
+            reports = [socket.socket(fileno=fd) for fd in fds]
+            if request.get("op") != "fork" or len(reports) != 1:
+                for sock in reports:
+                    sock.close()
+                running = request.get("op") != "exit"
+                continue
+            # A second job: what every fork server does for itself is done here once, for all the
+            # later ones (not for the first: a single job would wait for it): the warm-ups it asks
+            # for, and the collapse into huge pages (which also makes each fork cheaper).
+            missing = set(request.get("warm_ups", ())) - warmed
+            if missing and forks:
+                _warm_up(torch, missing)
+                warmed |= missing
+            if forks == 1:
+                collapse_anonymous_memory()
+            sys.stdout.flush()
+            sys.stderr.flush()
+            me = os.getpid()
+            pid = os.fork()
+            if pid == 0:
+                _become_judge(request, me, [selector, ctrl, wake_r, wake_w, *reports, *judges.values()])
+            forks += 1
+            judges[pid] = reports[0]
+            _send(reports[0], {"pid": pid})
+        _reap(judges)
+    for pid in judges:
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    deadline = time.monotonic() + 5
+    while judges and time.monotonic() < deadline:
+        _reap(judges)
+        time.sleep(0.01)
+
+
+def _reap(judges: dict[int, socket.socket]) -> None:
+    """Reap every judge that has exited and send its status to whoever asked for it."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        report = judges.pop(pid, None)
+        if report is not None:
+            _send(report, {"exit": os.waitstatus_to_exitcode(status)})
+            report.close()
+
+
+def _send(sock: socket.socket, message: dict) -> None:
+    try:
+        sock.send(json.dumps(message).encode())
+    except OSError:
+        pass  # its grader stopped waiting
+
+
+if __name__ == "__main__":
+    main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

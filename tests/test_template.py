@@ -1,0 +1,163 @@
+"""The local runtime's judge template (grader.runtimes.template): judges and their fork servers are
+forked from one process that imported torch once, and each must be what a fresh
+`python -m grader.judge` and `python -I -B -m grader.sandbox.zygote` would have been: the same
+verdicts, the same environment in the worker, the same command lines, nothing left running."""
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from grader.catalog import Catalog
+from grader.grading import grade
+from grader.runtimes.base import Candidate, JudgeJob
+from grader.runtimes.local import LocalRuntime
+from grader.sandbox.limits import Limits
+
+ROOT = Path(__file__).resolve().parent.parent
+BAD = ROOT / "tests" / "data" / "misbehaving"
+ATTACKS = ROOT / "tests" / "attacks" / "submissions"
+
+
+def _cmd(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+def _ppid(pid: int) -> int:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _live(marker: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                env = Path(f"/proc/{entry}/environ").read_bytes()
+            except (OSError, IndexError):
+                continue
+            if state != "Z" and (marker.encode() in _cmd(int(entry)) or marker.encode() in env):
+                found.append(int(entry))
+    return found
+
+
+def _scores(run) -> list[tuple]:
+    return [(s.name, [(e.id, e.score, e.max_score, [(c.name, c.outcome) for c in e.checks]) for e in s.exercises])
+            for s in run.submissions]
+
+
+def test_forked_and_fresh_judges_give_the_same_verdicts(monkeypatch):
+    subs = [ROOT / "solutions", BAD / "segv", ROOT / "examples" / "sample_submission"]
+    forked = grade(subs, exercises=["05", "10", "18"], timeout_s=5)
+    monkeypatch.setenv("GRADER_JUDGE_TEMPLATE", "0")
+    fresh = grade(subs, exercises=["05", "10", "18"], timeout_s=5)
+    assert _scores(forked) == _scores(fresh)
+    assert [s.percent for s in forked.submissions][:2] == [100.0, 0.0]
+    assert 0 < forked.submissions[2].percent < 100.0
+
+
+def test_the_worker_sees_the_scrubbed_environment_not_the_templates(monkeypatch):
+    # snoop_secrets puts its os.environ and /proc/self/environ into its error messages
+    monkeypatch.setenv("GRADER_TEST_SECRET", "s3cr3t-template")
+    run = grade([ATTACKS / "snoop_secrets"], exercises=["05"], visibility="public", timeout_s=10)
+    message = next(c.message for c in run.submissions[0].exercises[0].checks if "my environment" in (c.message or ""))
+    raw = message.split("/proc/self/environ:", 1)[1]
+    assert "PYTHONHASHSEED=0" in raw and "HOME=" in raw
+    home = next(part for part in raw.replace("\x00", " ").split() if part.startswith("HOME="))
+    assert home != f"HOME={os.environ.get('HOME')}", raw  # the worker's HOME is its scratch folder
+    assert "GRADER_TEMPLATE_ROOM" not in message and "VIRTUAL_ENV" not in raw and "s3cr3t" not in message
+
+
+def test_judge_and_fork_server_read_as_what_they_are_and_die_with_the_template(tmp_path, monkeypatch):
+    own = tmp_path / f"own-{uuid.uuid4().hex}"
+    own.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(own))  # the judge's spec, hence its command line
+    catalog = Catalog.load()
+    ex = catalog.select(["05"])[0]
+    job = JudgeJob(root=catalog.root, exercises=[ex], test_files=("test_public.py",), timeout_s=60,
+                   limits=Limits(), candidates=[Candidate("hang", {ex.id: {
+                       "path": str(BAD / "hang" / "broadcast_bias.py"),
+                       "problem": None}})])
+    runtime = LocalRuntime()
+    out: list = []
+    thread = threading.Thread(target=lambda: out.append(runtime.run(job)))
+    thread.start()
+    try:
+        deadline = time.monotonic() + 60
+        judge = server = None
+        while time.monotonic() < deadline and server is None:
+            for pid in _live(str(own)):
+                if b"grader.judge\0" in _cmd(pid):
+                    judge = pid
+            if judge:
+                server = next((p for p in _live("") if _ppid(p) == judge and b"grader.sandbox.zygote" in _cmd(p)),
+                              None)
+            time.sleep(0.05)
+        assert judge and server, "no judge with a fork server showed up"
+        template = _ppid(judge)
+        assert b"grader.runtimes.template" in _cmd(template)
+        assert [t.proc.pid for t in runtime._templates.values()] == [template]
+        assert os.getpgid(server) == os.getpgid(judge) == judge  # one kill of the group ends both
+        for pid in (template, judge):  # as in any Python: a write to a closed socket raises, never kills
+            ignored = next(int(line.split()[1], 16) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                           if line.startswith("SigIgn:"))
+            assert ignored & (1 << (signal.SIGPIPE - 1)), f"SIGPIPE is not ignored in {_cmd(pid)[:60]!r}"
+        environ = Path(f"/proc/{server}/environ").read_bytes()
+        assert b"GRADER_TEMPLATE_ROOM" not in environ and b"PYTORCH_NVML_BASED_CUDA_CHECK=1" in environ
+        os.kill(template, signal.SIGKILL)  # the template goes: its judges, their fork servers too
+        thread.join(timeout=60)
+        assert not thread.is_alive()
+        assert out and out[0].infrastructure, (out[0].error, [r.get("type") for r in out[0].records], out[0].log[-1500:])
+        deadline = time.monotonic() + 5
+        while _live(str(own)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _live(str(own))
+        for pid in (judge, server):
+            assert not Path(f"/proc/{pid}").exists() or b"Z" in Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")")[1][:3]
+    finally:
+        runtime.cancel()
+        thread.join(timeout=60)
+        runtime.close()
+
+
+def test_a_second_job_reuses_the_template_and_close_ends_it():
+    catalog = Catalog.load()
+    ex = catalog.select(["05"])[0]
+    job = JudgeJob(root=catalog.root, exercises=[ex], test_files=("test_public.py",),
+                   candidates=[Candidate("reference", {ex.id: {"path": str(ex.reference), "problem": None}})])
+    runtime = LocalRuntime()
+    first = runtime.run(job)
+    templates = [t.proc for t in runtime._templates.values()]
+    second = runtime.run(job)
+    assert [t.proc for t in runtime._templates.values()] == templates and len(templates) == 1
+    passed = [[r["outcome"] for r in out.records if r.get("type") == "check"] for out in (first, second)]
+    assert passed[0] == passed[1] and passed[0] and set(passed[0]) == {"passed"}, passed
+    runtime.close()
+    assert templates[0].poll() is not None, "close() left the template running"
+
+
+@pytest.mark.parametrize("value", ["0"])
+def test_the_template_can_be_turned_off(monkeypatch, value):
+    monkeypatch.setenv("GRADER_JUDGE_TEMPLATE", value)
+    catalog = Catalog.load()
+    ex = catalog.select(["05"])[0]
+    job = JudgeJob(root=catalog.root, exercises=[ex], test_files=("test_public.py",),
+                   candidates=[Candidate("reference", {ex.id: {"path": str(ex.reference), "problem": None}})])
+    runtime = LocalRuntime()
+    try:
+        out = runtime.run(job)
+        assert not runtime._templates and not out.error
+    finally:
+        runtime.close()
