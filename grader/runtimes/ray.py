@@ -60,6 +60,21 @@ def pack(path: Path) -> tuple[str, bytes]:
     return path.name, path.read_bytes()
 
 
+_LOCAL = None
+
+
+def _node_local_runtime():
+    """The local runtime of this Ray worker process, kept from task to task: its judge template
+    (grader.runtimes.template) then imports torch once per Ray worker, not once per submission. It
+    ends with the worker (the template exits when its grader process goes)."""
+    global _LOCAL
+    if _LOCAL is None:
+        from grader.runtimes import get_runtime
+
+        _LOCAL = get_runtime("local")
+    return _LOCAL
+
+
 def _grade_on_node(name: str, payload: bytes, label: str, spec: dict) -> dict:
     """The Ray task: unpack the submission, grade it with the node's runtime, return the stored form."""
     from grader.batch import BatchContext, WorkItem, grade_one
@@ -81,7 +96,7 @@ def _grade_on_node(name: str, payload: bytes, label: str, spec: dict) -> dict:
             if options.visibility != "public":
                 require_hidden_tests(ctx.selected, "Install torch-grader from its repository on every node, or "
                                                    "use --node-runtime docker.")
-            runtime = get_runtime("local")
+            runtime = _node_local_runtime()
     except GraderError as exc:
         raise RuntimeUnavailable(f"on Ray node {node}: {exc}") from None
     extra: dict = {}
@@ -100,7 +115,8 @@ def _grade_on_node(name: str, payload: bytes, label: str, spec: dict) -> dict:
         try:
             graded = grade_one(item, ctx, runtime, (lambda _ex: contextlib.nullcontext(extra)) if extra else None)
         finally:
-            runtime.close()
+            if runtime.name != "local":  # the local one is kept for this Ray worker's next task
+                runtime.close()
     graded.environment["node"] = node
     return graded.to_dict("")
 
