@@ -161,3 +161,22 @@ def test_the_template_can_be_turned_off(monkeypatch, value):
         assert not runtime._templates and not out.error
     finally:
         runtime.close()
+
+
+def test_a_killed_template_is_replaced_for_the_next_job():
+    catalog = Catalog.load()
+    ex = catalog.select(["05"])[0]
+    job = JudgeJob(root=catalog.root, exercises=[ex], test_files=("test_public.py",),
+                   candidates=[Candidate("reference", {ex.id: {"path": str(ex.reference), "problem": None}})])
+    runtime = LocalRuntime()
+    try:
+        runtime.run(job)
+        first = next(iter(runtime._templates.values())).proc
+        os.kill(first.pid, signal.SIGKILL)  # a worker without Landlock's signal scoping could
+        first.wait()
+        out = runtime.run(job)
+        second = next(iter(runtime._templates.values())).proc
+        assert second.pid != first.pid and second.poll() is None
+        assert not out.error and {r["outcome"] for r in out.records if r.get("type") == "check"} == {"passed"}
+    finally:
+        runtime.close()

@@ -112,7 +112,9 @@ class LocalRuntime(Runtime):
         environment gets another), started on first use. Called under `self._lock`."""
         key = tuple(sorted(env.items()))
         template = self._templates.get(key)
-        if template is None or template.ctrl is None:
+        if template is None or template.ctrl is None or template.proc.poll() is not None:
+            if template is not None:  # killed (by a worker where no Landlock scopes signals): a new one
+                template.close()
             template = self._templates[key] = JudgeTemplate(self.python, env)
         return template
 
