@@ -368,6 +368,12 @@ HIDDEN = [
     Attack("fromfile_kept", {"test_construct_is_lazy": r"constructing MemmapDataset over a 400 MB file raised "
                                                        r"resident memory by \d+ MiB \(limit 20 MiB\)"},
            exercise="52_out_of_core_data", fails_only=frozenset({"test_construct_is_lazy"}), together="kept_references"),
+    # 46's check that __getitem__ converts nothing spies on the converters; torch.from_numpy and
+    # torch.as_tensor kept in a list are not seen, but ds[0] then gives new tensors on every call
+    Attack("getitem_kept", {"test_no_conversion_per_item": r"ds\[0\] returned new tensors for its features and label "
+                                                           r"on each call"},
+           exercise="46_map_style_dataset", fails_only=frozenset({"test_no_conversion_per_item"}),
+           together="kept_references"),
     # 33's classifier computing log(softmax) through a softmax kept in a list: the spy on softmax
     # never sees it, the dispatcher does
     Attack("softmax_log_kept", {"test_no_softmax": r"forward called \[\"aten\._softmax \(reached at torch's dispatcher\)\"\]",

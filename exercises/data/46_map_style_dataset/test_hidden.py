@@ -76,15 +76,24 @@ def test_no_conversion_per_item(sub):
         n = len(X)
         with probes.spy("torch.tensor", "torch.as_tensor", "torch.from_numpy", module=mod) as seen:
             items = [ds[i % n] for i in range(1000)]
-        return seen.names(), items[-n:]
+        # What the spy cannot see (a converter kept under a name built at run time): an item
+        # converted in __init__ is a tensor held across calls, or a view of one (same _base)
+        again = ds[0]
+        fresh = [part for part, a, b in (("features", items[0][0], again[0]), ("label", items[0][1], again[1]))
+                 if not (type(a) is torch.Tensor and type(b) is torch.Tensor
+                         and (a is b or (a._base is not None and a._base is b._base)))]
+        return seen.names(), items[-n:], fresh
 
     X, y = _arrays()
-    calls, last = sub.probe(spied, sub, X, y)
+    calls, last, fresh = sub.probe(spied, sub, X, y)
     assert len(last) == N
     for k, item in enumerate(last):
         _item_ok(item, X, y, (1000 - N + k) % N, f"ds[{(1000 - N + k) % N}]")
     assert not calls, (f"1000 calls of __getitem__ made {len(calls)} tensor conversions "
                        f"({sorted(set(calls))}): convert X and y once, in __init__")
+    assert not fresh, (f"ds[0] returned new tensors for its {' and '.join(fresh)} on each call, neither held by the "
+                       f"dataset nor views of a tensor it holds: convert X and y once, in __init__, and index "
+                       f"those tensors")
 
 
 @check("value")
