@@ -140,6 +140,10 @@ def test_a_second_job_reuses_the_template_and_close_ends_it():
     runtime = LocalRuntime()
     first = runtime.run(job)
     templates = [t.proc for t in runtime._templates.values()]
+    state = next(iter(runtime._templates.values())).state
+    # what every judge and fork server inherits: no CUDA initialised (a driver initialised before
+    # fork fails in every child)
+    assert state["ready"] is True and state["cuda_initialized"] is False, state
     second = runtime.run(job)
     assert [t.proc for t in runtime._templates.values()] == templates and len(templates) == 1
     passed = [[r["outcome"] for r in out.records if r.get("type") == "check"] for out in (first, second)]

@@ -7,7 +7,6 @@ does not hide files from the worker: use it for one's own code and for trusted g
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import signal
@@ -22,6 +21,7 @@ from pathlib import Path
 from grader.runtimes.base import JudgeJob, JudgeOutput, RecordTail, Runtime, read_records
 from grader.runtimes.template import JudgeTemplate, TemplateUnavailable
 from grader.sandbox.cleanup import remove_tree
+from grader.sandbox.libc import libc
 
 MAX_LOG = 20000
 
@@ -41,7 +41,7 @@ def judge_env() -> dict[str, str]:
 
 
 try:  # looked up before any fork: the child of a threaded parent must not dlopen
-    _PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+    _PRCTL = libc().prctl
 except (OSError, AttributeError):  # not Linux
     _PRCTL = None
 
@@ -88,7 +88,7 @@ class LocalRuntime(Runtime):
         for proc in running:
             _kill_group(proc)
 
-    def _start_judge(self, job: JudgeJob, spec_path: Path, tmp: Path, log, scratch: Path):
+    def _start_judge(self, spec: dict, spec_path: Path, tmp: Path, log, scratch: Path):
         """`python -m grader.judge SPEC`, forked from the judge template when there is one (see
         grader.runtimes.template), else started as a fresh interpreter."""
         env = judge_env()
@@ -98,7 +98,7 @@ class LocalRuntime(Runtime):
 
                 template = self._template(env)
                 return template.fork(str(spec_path), str(tmp), log.name, str(scratch),
-                                     warm_ups(json.loads(spec_path.read_text())))
+                                     warm_ups(spec))
             except TemplateUnavailable as exc:  # slower, not different: say so once
                 if not self._warned:
                     self._warned = True
@@ -121,10 +121,9 @@ class LocalRuntime(Runtime):
     def close(self) -> None:
         """End the judge templates (grading with this runtime is over)."""
         with self._lock:
-            templates = list(self._templates.values())
+            templates = dict(self._templates)
             self._templates.clear()
-        for template in templates:
-            template.close()
+        _close_all(templates)
 
     def run(self, job: JudgeJob) -> JudgeOutput:
         with tempfile.TemporaryDirectory(prefix="grader-local-", ignore_cleanup_errors=True) as tmp, _removed(tmp):
@@ -132,14 +131,15 @@ class LocalRuntime(Runtime):
             scratch = Path(tmp) / "scratch"
             scratch.mkdir()
             spec_path = Path(tmp) / "spec.json"
-            spec_path.write_text(json.dumps(job.spec(str(results), str(scratch))))
+            spec = job.spec(str(results), str(scratch))
+            spec_path.write_text(json.dumps(spec))
             log_path = Path(tmp) / "judge.log"
             error = None
             with open(log_path, "wb") as log:
                 with self._lock:
                     if self._cancelled:
                         return JudgeOutput(records=[], error="grading was interrupted", infrastructure=True)
-                    proc = self._start_judge(job, spec_path, Path(tmp), log, scratch)
+                    proc = self._start_judge(spec, spec_path, Path(tmp), log, scratch)
                     self._running.add(proc)
                 try:
                     code = _wait(proc, job, results)

@@ -86,7 +86,6 @@ class JudgeTemplate:
     """The client side: starts the template process and asks it for judges (from any thread)."""
 
     def __init__(self, python: str, env: dict[str, str]):
-        self.python, self.env = python, env
         self._lock = threading.Lock()
         self._log = tempfile.TemporaryFile()
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -98,7 +97,7 @@ class JudgeTemplate:
         child.close()
         self.ctrl: socket.socket | None = parent
         self.ready = False
-        self.state: dict = {}
+        self.state: dict = {}  # what the template said of itself when ready (zygote.fork_server_state)
 
     def _await_ready(self) -> None:
         if self.ready:
@@ -165,17 +164,10 @@ class JudgeTemplate:
 
 # --- the template process ---------------------------------------------------------------------
 
-def _prctl_pdeathsig() -> None:
-    from grader.sandbox.libc import libc
-
-    try:
-        libc().prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
-    except AttributeError:
-        pass
-
-
 def _become_judge(request: dict, template_pid: int, inherited: list) -> None:
     """In the forked child: become `python -m grader.judge SPEC` (see the module's docstring)."""
+    from grader.sandbox.zygote import PR_SET_PDEATHSIG, _prctl, redirect_stdio
+
     code = 70
     try:
         signal.set_wakeup_fd(-1)
@@ -186,15 +178,11 @@ def _become_judge(request: dict, template_pid: int, inherited: list) -> None:
             else:
                 thing.close()
         os.setsid()
-        _prctl_pdeathsig()
+        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         if os.getppid() != template_pid:  # the template died before the death signal was set
             os._exit(code)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.close(devnull)
         log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(log, 1)
-        os.dup2(log, 2)
+        redirect_stdio(log)
         os.close(log)
         os.chdir(request["cwd"])
         sys.path.insert(0, request["cwd"])  # as `python -m` run there would have it

@@ -23,7 +23,6 @@ initialised here, so workers may use it.
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import json
 import os
@@ -34,6 +33,7 @@ import sys
 
 from grader.sandbox.cleanup import remove_tree
 from grader.sandbox.hugepages import Collapser
+from grader.sandbox.libc import libc
 from grader.sandbox.privileges import PR_SET_CHILD_SUBREAPER, PR_SET_THP_DISABLE
 from grader.sandbox.treemem import PAGE, children_faults, tree_memory
 
@@ -42,9 +42,27 @@ PR_SET_PDEATHSIG = 1
 
 def _prctl(option: int, value: int) -> None:
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
+        libc().prctl(option, value, 0, 0, 0)
     except (OSError, AttributeError):
         pass  # not Linux: no death signal, no subreaper
+
+
+def redirect_stdio(output_fd: int) -> None:
+    """Standard input from /dev/null, standard output and error to `output_fd` (a forked worker,
+    fork server or judge taking the place of what exec gave a fresh process)."""
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    os.dup2(output_fd, 1)
+    os.dup2(output_fd, 2)
+
+
+def _fork_server_settings() -> None:
+    """What the fork server sets for itself however it was started: it dies with its judge,
+    adopts the orphans its workers leave, and a write to a closed pipe ends it as in C."""
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
 def kill_session(pid: int) -> None:
@@ -176,10 +194,7 @@ def _fork_worker(ctrl: socket.socket, request: dict, fds: list[int]) -> int:
             # Neither can be undone: the seccomp filter refuses both prctl options.
             _prctl(PR_SET_CHILD_SUBREAPER, 1)
             _prctl(PR_SET_THP_DISABLE, 1)
-            devnull = os.open(os.devnull, os.O_RDONLY)
-            os.dup2(devnull, 0)
-            os.dup2(output_fd, 1)
-            os.dup2(output_fd, 2)
+            redirect_stdio(output_fd)
             os.close(output_fd)
             sys.stdout.reconfigure(line_buffering=True)
             sys.stderr.reconfigure(line_buffering=True)
@@ -247,8 +262,6 @@ def prepare(warm: set[str]):
     import grader.sandbox.registries  # noqa: F401
     import grader.sandbox.verifier  # noqa: F401
     import grader.sandbox.worker  # noqa: F401
-    from grader.sandbox.libc import libc
-
     libc()  # loaded once here, before any fork (see grader.sandbox.libc)
     try:
         _warm_up(torch, warm)
@@ -260,9 +273,7 @@ def prepare(warm: set[str]):
 def main() -> None:
     ctrl = socket.socket(fileno=int(sys.argv[1]))  # a SOCK_SEQPACKET pair: one message per record
     scratch_root = sys.argv[2]
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    _prctl(PR_SET_CHILD_SUBREAPER, 1)
-    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    _fork_server_settings()
     torch = prepare(set(sys.argv[3].split(",")) if len(sys.argv) > 3 else {"autograd", "optim"})
     serve(ctrl, scratch_root, torch)
 
@@ -274,14 +285,8 @@ def serve_forked(ctrl: socket.socket, scratch_root: str, warm: set[str], env: di
     path, the output, the working folder) is set here instead. Never returns."""
     code = 70
     try:
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with its judge, as one it had started
-        _prctl(PR_SET_CHILD_SUBREAPER, 1)
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.close(devnull)
-        os.dup2(log_fd, 1)
-        os.dup2(log_fd, 2)
+        _fork_server_settings()  # its judge is its parent, as when the judge started it
+        redirect_stdio(log_fd)
         os.chdir(scratch_root)
         os.environ.clear()
         os.environ.update(env)
