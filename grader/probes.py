@@ -244,22 +244,31 @@ class _Patch:
     tamper guard, which compares attributes before and after each probe, sees no change. Names
     the candidate's module imported directly (`from torch.func import hessian`) are patched too."""
 
-    def __init__(self, targets: tuple[str, ...], module: Any, make: Callable[[str, Any], Callable]) -> None:
-        self.targets, self.module, self.make = targets, module, make
+    def __init__(self, targets: tuple[str, ...], module: Any, make: Callable[[str, Any, Any], Callable],
+                 watch: bool = True, profile: Callable | None = None) -> None:
+        self.targets, self.module, self.make, self.watch, self.profile = targets, module, make, watch, profile
         self.recorder = Recorder()
         self._undo: list[tuple[Any, str, bool, Any]] = []
+        self._block: Any = None
 
     def __enter__(self) -> Recorder:
+        from grader.sandbox import callwatch
+
+        block = callwatch.Block(self.recorder.calls, self.profile)
         try:
             for target in self.targets:
                 owner, name = _resolve(target)
                 original = getattr(owner, name)
-                wrapper = self.make(target, original)
+                key = block.watch(target, original) if self.watch else None
+                wrapper = self.make(target, original, key)
                 self._swap(owner, name, wrapper)
                 if self.module is not None:
                     for key, value in list(vars(self.module).items()):
                         if value is original:
                             self._swap(self.module, key, wrapper)
+            if self.watch:
+                callwatch.open_block(block)
+                self._block = block
         except BaseException:
             self._restore()
             raise
@@ -279,10 +288,23 @@ class _Patch:
                 delattr(owner, name)
 
     def __exit__(self, *exc: Any) -> None:
-        self._restore()
+        from grader.sandbox import callwatch
+
+        problems: list[str] = []
+        try:
+            if self._block is not None:
+                problems = callwatch.close_block(self._block)
+                self._block = None
+        finally:
+            self._restore()
+        if problems:
+            from grader.sandbox.worker import TamperingDetected
+
+            raise TamperingDetected(f"the submission interfered with the grader's call watch ({'; '.join(problems)}): "
+                                    "what this check observed cannot be trusted")
 
 
-def spy(*targets: str, module: Any = None) -> _Patch:
+def spy(*targets: str, module: Any = None, profile: Callable | None = None) -> _Patch:
     """Record every call of `targets` (dotted names: "torch.Tensor.to", "torch.nn.functional.linear")
     made inside the `with` block; calls still go through. Restored when the block ends.
 
@@ -290,15 +312,28 @@ def spy(*targets: str, module: Any = None) -> _Patch:
             model(x)
         return seen.count("torch.Tensor.to")
 
-    Pass the candidate's module as `module` to catch names it imported directly. A spy sees calls
-    made through the attribute, not through a reference the candidate took before the block."""
-    def make(target: str, original: Any) -> Callable:
+    Calls through the attribute (and, with `module`, names the candidate's module imported
+    directly) are recorded by a wrapper, with their arguments. Calls through any other reference
+    (one taken at import, kept in a list, built with getattr) are seen by the interpreter's
+    profile function (`grader.sandbox.callwatch`): a Python function on every route, with its
+    arguments; a builtin or a method of a C type (`time.time`, `Tensor.to`) when Python code calls
+    it, with only the object it is bound to (`args == (tensor,)`). A block during which the
+    candidate removed the profile function raises `TamperingDetected`. A probe that needs a
+    profile function of its own passes it as `profile` (called on every event in the block);
+    `sys.setprofile` inside a block is tampering."""
+    from grader.sandbox import callwatch
+
+    def make(target: str, original: Any, key: Any) -> Callable:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             recorder.calls.append((target, args, kwargs))
-            return original(*args, **kwargs)
+            mark = callwatch.entering(recorder.calls, key)  # so the profile function does not count it again
+            try:
+                return original(*args, **kwargs)
+            finally:
+                callwatch.leaving(mark)
         return wrapper
 
-    patch = _Patch(targets, module, make)
+    patch = _Patch(targets, module, make, profile=profile)
     recorder = patch.recorder
     return patch
 
@@ -362,8 +397,9 @@ def at_dispatcher(reached: list[str]) -> list[str]:
 
 
 def forbid(*targets: str, module: Any = None) -> _Patch:
-    """Like `spy`, but each call raises `ForbiddenAPIError` instead of running the target. The
-    candidate may catch that exception, so decide from the recorder, never from the exception:
+    """Like `spy`, but each call through the attribute raises `ForbiddenAPIError` instead of
+    running the target (a call through another reference runs, and is recorded). The candidate
+    may catch that exception, so decide from the recorder, never from the exception:
 
         with probes.forbid("torch.func.hessian", module=mod) as seen:
             try:
@@ -372,7 +408,7 @@ def forbid(*targets: str, module: Any = None) -> _Patch:
                 out = None
         return seen.names()          # the check fails when it is not empty
     """
-    def make(target: str, original: Any) -> Callable:
+    def make(target: str, original: Any, key: Any) -> Callable:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             recorder.calls.append((target, args, kwargs))
             raise ForbiddenAPIError(f"{target} is not allowed in this exercise")
@@ -594,7 +630,8 @@ def capture_warnings() -> _CaptureWarnings:
 # --- faking what the machine has ------------------------------------------------------------------
 
 def replace(*targets: str, returns: Any, module: Any = None) -> _Patch:
-    """Like `spy`, but each call of `targets` returns `returns` instead of running the target: a
+    """Like `spy`, but each call of `targets` through the attribute returns `returns` instead of
+    running the target (a call through another reference runs it, and is recorded): a
     CPU host made to look like a CUDA one (`torch.cuda.is_available` -> True) or the reverse.
     Calls are recorded; everything is restored when the block ends.
 
@@ -602,7 +639,7 @@ def replace(*targets: str, returns: Any, module: Any = None) -> _Patch:
             device = mod.pick_device()
         return str(device), seen.count()
     """
-    def make(target: str, original: Any) -> Callable:
+    def make(target: str, original: Any, key: Any) -> Callable:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             recorder.calls.append((target, args, kwargs))
             return returns
@@ -619,4 +656,4 @@ def substitute(target: str, replacement: Any, module: Any = None) -> _Patch:
     host, say, whose methods write what the code did into a log the probe returns. Names the
     candidate's module imported directly are replaced too (`module=`). Nothing is recorded: the
     replacement does its own bookkeeping."""
-    return _Patch((target,), module, lambda name, original: replacement)
+    return _Patch((target,), module, lambda name, original, key: replacement, watch=False)

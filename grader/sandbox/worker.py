@@ -489,9 +489,10 @@ def serve(sock: socket.socket, config: dict) -> None:
     sandbox = _sandbox(config)
     ensure_seeded(config)
     sys.dont_write_bytecode = True
-    from grader.sandbox import registries
+    from grader.sandbox import callwatch, registries
 
     registries.install()  # a no-op in a worker of the fork server, which installed it
+    callwatch.install()
     guard = PRISTINE or TamperGuard()
     try:
         module = import_candidate(config["candidate"], config["module_name"])

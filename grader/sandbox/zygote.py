@@ -315,10 +315,12 @@ def serve_forked(ctrl: socket.socket, scratch_root: str, warm: set[str], env: di
 
 def serve(ctrl: socket.socket, scratch_root: str, torch) -> None:
     """Answer the judge's requests on `ctrl` until it says exit or goes."""
+    import grader.sandbox.callwatch
     import grader.sandbox.registries
     import grader.sandbox.worker
 
     grader.sandbox.registries.install()  # before the snapshot: a replaced wrapper is tampering
+    grader.sandbox.callwatch.install()  # the audit hook that sees sys.setprofile, before any candidate code
     grader.sandbox.worker.PRISTINE = grader.sandbox.worker.TamperGuard()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False

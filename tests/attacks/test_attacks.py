@@ -354,29 +354,50 @@ HIDDEN = [
            r"called \[.*aten\.cross_entropy_loss \(reached at torch's dispatcher\)"),
           ("losses_kept", "35_regression_losses",
            r"called \[.*aten\.huber_loss \(reached at torch's dispatcher\).*aten\.mse_loss"))),
-    # and 21, 26 and 27's (F.linear, torch.dropout, torch.batch_norm and torch.layer_norm)
+    # and 21, 26 and 27's (F.linear, torch.dropout, torch.batch_norm and torch.layer_norm): the
+    # dispatcher sees them, and so does the spy's call watch (the builtin called by the candidate)
     *(Attack(name, {check: pattern}, exercise=exercise, fails_only=frozenset({check}), together="kept_references")
       for name, exercise, check, pattern in (
           ("linear_kept", "21_linear_semantics", "test_manual_linear_forbidden",
-           r"called \[\"aten\.linear \(reached at torch's dispatcher\)\"\]"),
+           r"called \[\"aten\.linear \(reached at torch's dispatcher\)\", 'torch\.nn\.functional\.linear'\]"),
           ("dropout_kept", "26_inverted_dropout", "test_no_builtin_dropout",
-           r"called \[\"aten\.dropout \(reached at torch's dispatcher\)\"\]"),
+           r"called \[\"aten\.dropout \(reached at torch's dispatcher\)\", 'torch\.dropout'\]"),
           ("norms_kept", "27_batchnorm_vs_layernorm", "test_no_builtin_norms",
-           r"called \[\"aten\.batch_norm \(reached at torch's dispatcher\)\"\]"))),
-    # 52's laziness check spies on numpy's whole-file readers; numpy.fromfile kept in a list is not
-    # seen by the spy, but the check also measures the construction's memory from outside the worker
-    Attack("fromfile_kept", {"test_construct_is_lazy": r"constructing MemmapDataset over a 400 MB file raised "
+           r"called \[\"aten\.batch_norm \(reached at torch's dispatcher\)\", 'torch\.batch_norm'\]"))),
+    # 52's laziness check spies on numpy's whole-file readers; numpy.fromfile kept in a list is seen
+    # by the spy's call watch, and the check also measures the construction's memory from outside
+    # the worker (what failed it before the watch)
+    Attack("fromfile_kept", {"test_construct_is_lazy": r"MemmapDataset\.__init__ read the file \(\['numpy\.fromfile'\]\)"
+                                                       r"|constructing MemmapDataset over a 400 MB file raised "
                                                        r"resident memory by \d+ MiB \(limit 20 MiB\)"},
            exercise="52_out_of_core_data", fails_only=frozenset({"test_construct_is_lazy"}), together="kept_references"),
     # 46's check that __getitem__ converts nothing spies on the converters; torch.from_numpy and
-    # torch.as_tensor kept in a list are not seen, but ds[0] then gives new tensors on every call
-    Attack("getitem_kept", {"test_no_conversion_per_item": r"ds\[0\] returned new tensors for its features and label "
-                                                           r"on each call"},
+    # torch.as_tensor kept in a list are seen by the spy's call watch, and ds[0] gives new tensors
+    # on every call (what failed it before the watch)
+    Attack("getitem_kept", {"test_no_conversion_per_item": r"made 2000 tensor conversions \(\['torch\.as_tensor', "
+                                                           r"'torch\.from_numpy'\]\)|ds\[0\] returned new tensors for "
+                                                           r"its features and label on each call"},
            exercise="46_map_style_dataset", fails_only=frozenset({"test_no_conversion_per_item"}),
            together="kept_references"),
-    # 33's classifier computing log(softmax) through a softmax kept in a list: the spy on softmax
-    # never sees it, the dispatcher does
-    Attack("softmax_log_kept", {"test_no_softmax": r"forward called \[\"aten\._softmax \(reached at torch's dispatcher\)\"\]",
+    # Calls the attribute spies of 16, 70 and 71 never saw (references kept from import under names
+    # built at run time): the call watch (grader.sandbox.callwatch) sees the function's own code
+    # run, or the builtin called by the candidate's code, whatever reference reached it
+    *(Attack(name, {check: pattern}, exercise=exercise, fails_only=frozenset({check}), together="kept_references")
+      for name, exercise, check, pattern in (
+          ("hessian_kept", "16_higher_order_grads", "test_no_explicit_hessian",
+           r"hessian_vector_product called torch\.autograd\.functional\.hessian: never form the Hessian"),
+          ("moved_kept", "71_torchscript_export", "test_model_not_moved",
+           r"the model was moved \(\['torch\.nn\.Module\._apply'\] called on it\)"),
+          ("clock_kept", "70_gpu_benchmarking", "test_uses_perf_counter", r"benchmark read \['time\.time'\]"))),
+    # The same kept hessian with the profile function switched off around the call and put back,
+    # from C code (map): the audit hook counted a sys.setprofile the grader did not make
+    Attack("profile_off", {"test_no_explicit_hessian": TAMPERED + r".*call watch \(sys\.setprofile was called\)",
+                           "*": VOIDED},
+           exercise="16_higher_order_grads", flags=("reaches into __builtins__",), evidence=_tampering_flagged),
+    # 33's classifier computing log(softmax) through a softmax kept in a list: the dispatcher sees
+    # it, and so does the spy's call watch (the builtin called by the candidate's code)
+    Attack("softmax_log_kept", {"test_no_softmax": r"forward called \[\"aten\._softmax \(reached at torch's dispatcher\)\", "
+                                                   r"'torch\.softmax'\]",
                                 "test_nll_equals_ce": r"model\(x\) is not finite for large logits"},
            exercise="33_log_prob_losses", fails_only=frozenset({"test_no_softmax", "test_nll_equals_ce"}),
            together="kept_references"),

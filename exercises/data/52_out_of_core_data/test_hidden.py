@@ -196,7 +196,7 @@ def test_stream_uses_worker_info(sub):
         log = os.path.abspath("worker_info_calls.txt")
         own = os.path.abspath(mod.__file__)
 
-        def make(target, original):
+        def make(target, original, key):
             def wrapper(*args, **kwargs):
                 caller = sys._getframe(1).f_code.co_filename
                 if os.path.abspath(caller) == own:
@@ -205,7 +205,8 @@ def test_stream_uses_worker_info(sub):
                 return original(*args, **kwargs)
             return wrapper
 
-        with probes._Patch(("torch.utils.data.get_worker_info", "torch.utils.data._utils.worker.get_worker_info"), mod, make):
+        with probes._Patch(("torch.utils.data.get_worker_info", "torch.utils.data._utils.worker.get_worker_info"), mod, make,
+                            watch=False):
             items = list(DataLoader(mod.ShardedLineStream(paths), batch_size=None, num_workers=2,
                                     multiprocessing_context="fork"))
         pids = set()

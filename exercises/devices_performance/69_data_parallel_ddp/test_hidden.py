@@ -84,14 +84,11 @@ def _rank_main(rank, mod, world_size, init_file, model_fn, data, targets, steps,
                     "torch.distributed.destroy_process_group",
                     "torch.distributed.distributed_c10d.destroy_process_group",
                     "torch.distributed.init_process_group",
-                    "torch.distributed.distributed_c10d.init_process_group", module=mod) as calls:
-        sys.setprofile(keep)
+                    "torch.distributed.distributed_c10d.init_process_group", module=mod, profile=keep) as calls:
         try:
             mod.ddp_worker(rank, world_size, init_file, model_fn, data, targets, steps, lr, out_dir)
         except BaseException as exc:  # noqa: BLE001 - reported; the rank then exits with 1
             seen["error"] = f"{type(exc).__name__}: {exc}"[:300] + "".join(traceback.format_exception(exc)[-2:])[:300]
-        finally:
-            sys.setprofile(None)
     samplers = [args[0] for name, args, _ in calls.calls if name.endswith("__init__")]
     seen["samplers"] = [[getattr(s, "num_replicas", None), getattr(s, "rank", None)] for s in samplers]
     seen["destroyed"] = any(name.endswith("destroy_process_group") for name, _, _ in calls.calls)

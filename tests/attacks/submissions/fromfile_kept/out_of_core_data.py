@@ -3,8 +3,9 @@ while MemmapDataset is constructed. This is the reference whose __init__ also re
 through numpy.fromfile taken at import under a name built at run time and kept in a list: no
 wrapper put on numpy.fromfile during the check sees the call.
 Honest baseline: every check but the laziness check (the rows are the reference's).
-Expected: the laziness check still fails: its memory measurement, taken from outside the worker,
-sees the 400 MB read (the spy alone is not what the check rests on).
+Expected: the laziness check still fails: the spy's call watch sees numpy.fromfile called by the
+candidate's code whatever reference it used, and the check's memory measurement, taken from outside
+the worker, sees the 400 MB read (the spy alone is not what the check rests on).
 """
 from __future__ import annotations
 

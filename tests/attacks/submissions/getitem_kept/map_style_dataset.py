@@ -3,8 +3,9 @@ torch.as_tensor and torch.from_numpy. This dataset keeps the NumPy arrays and co
 when it is accessed, through torch.from_numpy and torch.as_tensor taken at import under names built
 at run time and kept in a list: no wrapper put on them during the check sees the calls.
 Honest baseline: every check but the conversion check (the items are right).
-Expected: the conversion check still fails: ds[0] called twice gives new tensors each time, neither
-held by the dataset nor views of one it holds (the spy alone is not what the check rests on).
+Expected: the conversion check still fails: the spy's call watch sees the builtins called by the
+candidate's code whatever reference it used, and ds[0] called twice gives new tensors each time,
+neither held by the dataset nor views of one it holds (the spy alone is not what the check rests on).
 """
 from __future__ import annotations
 
