@@ -356,7 +356,12 @@ def forbid_ops(fn: Callable, ops: tuple[str, ...], *args: Any, **kwargs: Any) ->
     and removes it, resets it, or puts a kernel of its own over it, leaves torch's dispatcher
     otherwise than the guard left it. That is compared after the call (`torch._C._dispatch_dump`
     of each operator, which names every kernel and where it was registered) and raises
-    `TamperingDetected`: the probe's observation is void."""
+    `TamperingDetected`: the probe's observation is void.
+
+    torch also ships Python re-implementations of many operators (`torch._refs.softmax`,
+    `torch._decomp`'s `native_layer_norm`), which compute the result from other operators and
+    never reach the forbidden kernel: their code running is seen by the call watch
+    (`grader.sandbox.callwatch`, whatever reference reached them) and listed by their own names."""
     import warnings
 
     reached: list[str] = []
@@ -367,6 +372,17 @@ def forbid_ops(fn: Callable, ops: tuple[str, ...], *args: Any, **kwargs: Any) ->
             raise ForbiddenAPIError(f"aten.{name} is not allowed in this exercise")
         return kernel
 
+    from grader.sandbox import callwatch
+
+    # torch's Python re-implementations of the operators (torch._refs, torch._decomp) compute the
+    # same thing from other operators, out of the dispatcher guard's sight: the call watch sees
+    # their code run, whatever reference reached them
+    python: list = []
+    block = callwatch.Block(python)
+    for name in ops:
+        for target, label in _python_versions(name):
+            block.watch(label, target)
+    problems: list[str] = []
     library = torch.library.Library("aten", "IMPL")
     try:
         with warnings.catch_warnings():
@@ -375,25 +391,61 @@ def forbid_ops(fn: Callable, ops: tuple[str, ...], *args: Any, **kwargs: Any) ->
                 for key in ("CPU", "CUDA") if torch.cuda.is_available() else ("CPU",):
                     library.impl(name, refuse(name), key)
         guarded = {name: torch._C._dispatch_dump(f"aten::{name}") for name in ops}
+        callwatch.open_block(block)
         try:
             result = fn(*args, **kwargs)
         except ForbiddenAPIError:
             result = None
+        finally:
+            problems = callwatch.close_block(block)
         changed = [name for name in ops if torch._C._dispatch_dump(f"aten::{name}") != guarded[name]]
     finally:
         library._destroy()
-    if changed:
+    if changed or problems:
         from grader.sandbox.worker import TamperingDetected
 
-        raise TamperingDetected(f"the submission changed torch's dispatcher for aten.{changed[0]} while its code ran "
-                                "(the grader's guard there was removed or overridden): this check cannot be trusted")
+        if changed:
+            raise TamperingDetected(f"the submission changed torch's dispatcher for aten.{changed[0]} while its code "
+                                    "ran (the grader's guard there was removed or overridden): this check cannot be "
+                                    "trusted")
+        raise TamperingDetected(f"the submission interfered with the grader's call watch ({'; '.join(problems)}): "
+                                "what this check observed cannot be trusted")
+    reached += [label for label, _, _ in python]
     return result, reached
+
+
+def _python_versions(op: str) -> list[tuple[Any, str]]:
+    """torch's Python implementations of aten `op`: its decompositions (`torch._decomp`) and the
+    references of the same name (`torch._refs`), also under the public name (`_softmax` ->
+    `softmax`, `native_layer_norm` -> `layer_norm`, `nll_loss_forward` -> `nll_loss`)."""
+    import torch._decomp
+    import torch._refs
+    import torch._refs.nn.functional
+    import torch._refs.special
+
+    names = {op, op.removeprefix("_").removeprefix("native_").removesuffix("_forward")}
+    found: list[tuple[Any, str]] = []
+    for name in sorted(names):
+        try:
+            packet = getattr(torch.ops.aten, name)
+        except (AttributeError, RuntimeError):
+            packet = None
+        for key, function in torch._decomp.decomposition_table.items():
+            if packet is not None and getattr(key, "overloadpacket", None) is packet:
+                found.append((function, f"{function.__module__}.{function.__qualname__} (torch's Python "
+                                        f"decomposition of aten.{name})"))
+        for module in (torch._refs, torch._refs.nn.functional, torch._refs.special):
+            function = vars(module).get(name)
+            if callable(function):
+                found.append((function, f"{module.__name__}.{name} (torch's Python reference of aten.{name})"))
+    return found
 
 
 def at_dispatcher(reached: list[str]) -> list[str]:
     """How a check names the operators `forbid_ops` saw reached, beside a spy's names:
-    `aten.<op> (reached at torch's dispatcher)`."""
-    return [f"aten.{op} (reached at torch's dispatcher)" for op in reached]
+    `aten.<op> (reached at torch's dispatcher)`, and torch's Python re-implementations by their
+    own names (`torch._refs.softmax (torch's Python reference of aten.softmax)`)."""
+    return [op if " " in op else f"aten.{op} (reached at torch's dispatcher)" for op in reached]
 
 
 def forbid(*targets: str, module: Any = None) -> _Patch:

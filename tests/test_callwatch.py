@@ -163,3 +163,20 @@ def test_forbid_records_a_kept_reference_it_cannot_refuse():
             autograd_functional.hessian(cube, X)
         KEPT_HESSIAN[0](cube, X)  # runs: the wrapper is not on this route, but the call is recorded
     assert seen.names() == [HESSIAN, HESSIAN]
+
+
+def test_forbid_ops_sees_torchs_python_reimplementations():
+    # torch._refs.logsumexp computes it from amax, exp, sum and log: the refused aten.logsumexp
+    # kernel is never reached, but its code running is seen
+    kept = [getattr(torch._refs, "log" + "sumexp"), getattr(torch._refs, "soft" + "max")]
+    x = torch.randn(4, 5)
+    result, reached = probes.forbid_ops(lambda: kept[0](x, 1), ("logsumexp",))
+    assert torch.allclose(result, torch.logsumexp(x, 1))
+    assert reached == ["torch._refs.logsumexp (torch's Python decomposition of aten.logsumexp)"]
+    assert probes.at_dispatcher(reached) == reached
+    # the private aten name is looked up under its public one too
+    _, reached = probes.forbid_ops(lambda: kept[1](x, 1), ("_softmax",))
+    assert reached == ["torch._refs.softmax (torch's Python reference of aten.softmax)"]
+    # computed by hand: nothing
+    result, reached = probes.forbid_ops(lambda: x.exp().sum(1).log(), ("logsumexp",))
+    assert reached == [] and torch.allclose(result, torch.logsumexp(x, 1))
