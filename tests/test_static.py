@@ -111,3 +111,21 @@ def test_tampering_flags_cover_any_imported_module_and_code_built_at_run_time():
     assert (8, "imports by computed name (__import__)") in messages
     assert (9, "reaches into __builtins__") in messages
     assert not [m for line, m in messages if line == 12]  # self.w = 1 is not tampering
+
+
+def test_code_objects_reached_or_built_are_flagged():
+    # a function given torch's file name in its code passes for torch's own code with the call watch
+    v = view("""        import types
+        import torch
+        def f():
+            return 1
+        f.__code__ = f.__code__.replace(co_filename=torch.__file__)
+        g = getattr(f, "__code__")
+        h = types.FunctionType(g, {})
+        c = types.CodeType
+        """)
+    messages = [(f.line, f.message) for f in v.tampering()]
+    assert (5, "reaches a function's code object (__code__)") in messages
+    assert (6, "reaches a function's code object (__code__)") in messages
+    assert (7, "builds a FunctionType at run time") in messages
+    assert view("def f():\n    return 1\nf.__doc__ = 'x'\n").tampering() == []

@@ -6,7 +6,8 @@
   helpers it calls.
 - `tampering()`: flags for the interviewer: assignments to attributes of imported modules and
   classes (torch, numpy, builtins, time...), `sys.modules` edits, code built at run time (exec,
-  eval, compile, __import__, importlib), and use of ctypes, gc, inspect or frame introspection.
+  eval, compile, __import__, importlib), code objects reached or built (`__code__`,
+  types.CodeType), and use of ctypes, gc, inspect or frame introspection.
 """
 
 from __future__ import annotations
@@ -406,6 +407,14 @@ class StaticView:
                 flags += self._passes_module_to_patcher(node, bound)
             if isinstance(node, ast.Name) and node.id == "__builtins__":
                 flags.append(Flag(node.lineno, "reaches into __builtins__"))
+            # a function given other code (`f.__code__ = g.__code__.replace(co_filename=...)`) can
+            # pass for another function, or for torch's own code, with the spies' call watch
+            if (isinstance(node, ast.Attribute) and node.attr == "__code__") or (
+                    isinstance(node, ast.Call) and self._dotted(node.func) in ("getattr", "setattr", "builtins.getattr")
+                    and len(node.args) > 1 and isinstance(node.args[1], ast.Constant) and node.args[1].value == "__code__"):
+                flags.append(Flag(node.lineno, "reaches a function's code object (__code__)"))
+            if isinstance(node, ast.Call) and self._dotted(node.func) in ("types.CodeType", "types.FunctionType"):
+                flags.append(Flag(node.lineno, f"builds a {self._dotted(node.func).split('.')[1]} at run time"))
         flags = flags[:MAX_FLAGS]
         unique = {(f.line, f.message): f for f in flags}
         return sorted(unique.values(), key=lambda f: (f.line, f.message))
