@@ -53,6 +53,14 @@ def _live(marker: str) -> list[int]:
     return found
 
 
+def _public_05_reference() -> JudgeJob:
+    """A small job: exercise 05's reference, public checks only."""
+    catalog = Catalog.load()
+    ex = catalog.select(["05"])[0]
+    return JudgeJob(root=catalog.root, exercises=[ex], test_files=("test_public.py",),
+                    candidates=[Candidate("reference", {ex.id: {"path": str(ex.reference), "problem": None}})])
+
+
 def _scores(run) -> list[tuple]:
     return [(s.name, [(e.id, e.score, e.max_score, [(c.name, c.outcome) for c in e.checks]) for e in s.exercises])
             for s in run.submissions]
@@ -133,10 +141,7 @@ def test_judge_and_fork_server_read_as_what_they_are_and_die_with_the_template(t
 
 
 def test_a_second_job_reuses_the_template_and_close_ends_it():
-    catalog = Catalog.load()
-    ex = catalog.select(["05"])[0]
-    job = JudgeJob(root=catalog.root, exercises=[ex], test_files=("test_public.py",),
-                   candidates=[Candidate("reference", {ex.id: {"path": str(ex.reference), "problem": None}})])
+    job = _public_05_reference()
     runtime = LocalRuntime()
     first = runtime.run(job)
     templates = [t.proc for t in runtime._templates.values()]
@@ -155,10 +160,7 @@ def test_a_second_job_reuses_the_template_and_close_ends_it():
 @pytest.mark.parametrize("value", ["0"])
 def test_the_template_can_be_turned_off(monkeypatch, value):
     monkeypatch.setenv("GRADER_JUDGE_TEMPLATE", value)
-    catalog = Catalog.load()
-    ex = catalog.select(["05"])[0]
-    job = JudgeJob(root=catalog.root, exercises=[ex], test_files=("test_public.py",),
-                   candidates=[Candidate("reference", {ex.id: {"path": str(ex.reference), "problem": None}})])
+    job = _public_05_reference()
     runtime = LocalRuntime()
     try:
         out = runtime.run(job)
@@ -168,10 +170,7 @@ def test_the_template_can_be_turned_off(monkeypatch, value):
 
 
 def test_a_killed_template_is_replaced_for_the_next_job():
-    catalog = Catalog.load()
-    ex = catalog.select(["05"])[0]
-    job = JudgeJob(root=catalog.root, exercises=[ex], test_files=("test_public.py",),
-                   candidates=[Candidate("reference", {ex.id: {"path": str(ex.reference), "problem": None}})])
+    job = _public_05_reference()
     runtime = LocalRuntime()
     try:
         runtime.run(job)

@@ -25,6 +25,7 @@ server before any candidate code runs (`install`), and by the first block otherw
 from __future__ import annotations
 
 import _thread
+import inspect
 import os
 import sys
 import threading
@@ -33,10 +34,8 @@ from typing import Any
 
 import torch
 
-# code flags of functions whose frames are resumed (each resume is another 'call' event): left to
-# the attribute patch
-_RESUMABLE = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
-_VARARGS, _VARKEYWORDS = 0x04, 0x08
+# functions whose frames are resumed (each resume is another 'call' event): left to the attribute patch
+_RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ITERABLE_COROUTINE | inspect.CO_ASYNC_GENERATOR
 _PROFILE_EVENTS = frozenset({"sys.setprofile", "sys._setprofileallthreads"})
 _RAW_THREADS = frozenset(getattr(_thread, name) for name in ("start_new_thread", "start_joinable_thread", "start_new")
                          if hasattr(_thread, name))
@@ -102,10 +101,10 @@ def _arguments(frame: Any) -> tuple[tuple, dict]:
     args = [local.get(name) for name in names[:count]]
     kwargs = {name: local[name] for name in names[count:count + kwonly] if name in local}
     index = count + kwonly
-    if code.co_flags & _VARARGS:
+    if code.co_flags & inspect.CO_VARARGS:
         args += list(local.get(names[index], ()))
         index += 1
-    if code.co_flags & _VARKEYWORDS:
+    if code.co_flags & inspect.CO_VARKEYWORDS:
         kwargs.update(local.get(names[index], {}))
     return tuple(args), kwargs
 
@@ -135,6 +134,15 @@ def _expected(calls: list, key: Any) -> bool:
     return False
 
 
+def _method_hits(name: str, owner: type) -> list | None:
+    """The blocks watching a method `name` of a C type that `owner` is or derives from."""
+    found = _methods.get(name)
+    if not found:
+        return None
+    mro = _MRO(owner)
+    return [(block, label, (name, cls)) for block, cls, label in found if cls in mro]
+
+
 def _dispatch(frame: Any, event: str, arg: Any) -> None:
     try:
         if event == "call":
@@ -153,17 +161,11 @@ def _dispatch(frame: Any, event: str, arg: Any) -> None:
                 hits = _builtins.get(arg)
                 if hits is not None:
                     hits = [(block, label, arg) for block, label in hits]
-                elif _methods:
-                    found = _methods.get(arg.__name__)
-                    if found:
-                        bound = arg.__self__
-                        mro = _MRO(type(bound))
-                        hits = [(block, label, (arg.__name__, cls)) for block, cls, label in found if cls in mro]
+                elif _methods and arg.__name__ in _methods:
+                    bound = arg.__self__
+                    hits = _method_hits(arg.__name__, type(bound))
             elif kind is types.MethodDescriptorType and _methods:  # reported unbound (Python 3.12)
-                found = _methods.get(arg.__name__)
-                if found:
-                    hits = [(block, label, (arg.__name__, cls)) for block, cls, label in found
-                            if cls in _MRO(arg.__objclass__)]
+                hits = _method_hits(arg.__name__, arg.__objclass__)
             if hits:
                 # torch's own Python code calls builtins through references of its own
                 # (`F.dropout` calls `_VF.dropout`, which is `torch.dropout`): not the candidate's call
@@ -246,3 +248,12 @@ def close_block(block: Block) -> list[str]:
     else:
         _set(_state["previous"], _state["threads"])
     return problems
+
+
+def refuse(problems: list[str]) -> None:
+    """Raise `TamperingDetected` for what `close_block` found, if anything."""
+    if problems:
+        from grader.sandbox.worker import TamperingDetected
+
+        raise TamperingDetected(f"the submission interfered with the grader's call watch ({'; '.join(problems)}): "
+                                "what this check observed cannot be trusted")
