@@ -1,14 +1,68 @@
 """Pickling requests for the worker: remote handles travel as persistent ids, and torch's builtin
-functions by name (pickle would otherwise search every loaded module for them)."""
+functions by name (pickle would otherwise search every loaded module for them).
+
+Probes defined in a test file are pickled by value, and for each one cloudpickle lists the loaded
+submodules its code can reach (`torch.nn.functional` through `torch`) by scanning every name in
+`sys.modules` for each module the function refers to: with torch loaded that scan was a quarter of
+a judge's time. `_find_imported_submodules` below gives the same list, in the same order, from an
+index of `sys.modules` rebuilt when it changes, and takes the place of cloudpickle's.
+"""
 
 from __future__ import annotations
 
 import io
 import pickle
+import sys
 import types
 from typing import Any
 
 import cloudpickle
+import cloudpickle.cloudpickle as _cloudpickle_impl
+
+_Index = dict[str, dict[str, list[tuple[int, str, frozenset[str]]]]]
+_index: _Index = {}
+_index_key: tuple[int, Any] = (-1, None)
+
+
+def _submodule_index() -> _Index:
+    """package name -> first token below it -> [(position in sys.modules, module name, its tokens)]."""
+    global _index, _index_key
+    key = (len(sys.modules), next(reversed(sys.modules), None))
+    if key != _index_key:
+        index: _Index = {}
+        for position, name in enumerate(list(sys.modules)):
+            if not isinstance(name, str):
+                continue
+            parts = name.split(".")
+            for i in range(1, len(parts)):
+                rest = parts[i:]
+                index.setdefault(".".join(parts[:i]), {}).setdefault(rest[0], []).append(
+                    (position, name, frozenset(rest)))
+        _index, _index_key = index, key
+    return _index
+
+
+def _find_imported_submodules(code: types.CodeType, top_level_dependencies) -> list:
+    """cloudpickle's function of that name, without a scan of sys.modules per dependency: the
+    loaded submodules of each package the code refers to whose every name below the package is
+    one of the code's names (so the code can reach them by attribute)."""
+    names = set(code.co_names)
+    subimports = []
+    for x in top_level_dependencies:
+        if not (isinstance(x, types.ModuleType) and getattr(x, "__package__", None)):
+            continue
+        below = _submodule_index().get(x.__name__)
+        if not below:
+            continue
+        found = [entry for first in names for entry in below.get(first, ()) if entry[2] <= names]
+        for _, name, _ in sorted(found):
+            module = sys.modules.get(name)
+            if module is not None:
+                subimports.append(module)
+    return subimports
+
+
+_cloudpickle_impl._find_imported_submodules = _find_imported_submodules
 
 
 def _builtin_homes() -> dict[int, tuple[Any, str]]:
