@@ -25,8 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.mark.parametrize("module", ["grader.cli", "grader.judge.container", "grader.sandbox.zygote_client",
                                     "grader.parallel", "grader.validate", "grader.grading"])
 def test_start_up_modules_import_no_torch(module):
-    # The container's entry point used to import torch (as root, before starting the judge and the
-    # fork server, which each import it again): seconds on every docker submission.
+    # Importing any of these must not import torch. The container's entry point once imported it
+    # at the top and then exec'd a judge and a fork server that each imported it again (seconds on
+    # every docker submission); it now imports torch in `main` only, once, and forks both.
     code = f"import sys, {module}; print(sorted(m for m in ('torch', 'numpy', 'pytest') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == "[]", f"{module} imports {out.stdout.strip()}"

@@ -2,10 +2,16 @@
 
     python3 -m grader.judge.container /out/spec.json
 
-It starts the fork server as the `worker` user and the judge as the `judge` user, joined by a
-socket pair, then waits. The results folder belongs to `judge` (mode 0700) while checks run, so
-the candidate's code cannot read or forge it; at the end it is handed to the host's user so the
-CLI can read it and clean up. Root itself runs no candidate code and keeps no secrets.
+It imports torch, pytest and the judge once, then forks the fork server (which becomes the
+`worker` user) and the judge (the `judge` user), joined by a socket pair, and waits: as the local
+runtime's judge template does (grader.runtimes.template), where started as two fresh interpreters
+they imported torch twice, a second of CPU on every submission. So that the fork server (and with
+it every worker) inherits nothing of the job, root reads only the spec (paths and labels) and
+judges the warm-ups from the exercises' files (hidden checks among them) in a child that exits.
+
+The results folder belongs to `judge` (mode 0700) while checks run, so the candidate's code
+cannot read or forge it; at the end it is handed to the host's user so the CLI can read it and
+clean up. Root itself runs no candidate code and keeps no secrets.
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ import time
 from pathlib import Path
 
 from grader.judge.run import warm_ups
-from grader.sandbox.zygote_client import scrubbed_env  # torch-free: root imports no torch
+from grader.sandbox.zygote_client import scrubbed_env  # torch-free: torch is imported by `main` only
+
+PR_SET_DUMPABLE = 4
 
 
 def _drop_to(user: pwd.struct_passwd) -> None:
@@ -29,6 +37,11 @@ def _drop_to(user: pwd.struct_passwd) -> None:
     os.setuid(user.pw_uid)
     if os.getuid() == 0 or os.geteuid() == 0:  # pragma: no cover - setuid must not fail silently
         raise SystemExit("could not drop privileges")
+    # The change of user made the process undumpable (its /proc files root's), which exec used to
+    # undo: the fork server must write its workers' /proc/PID/clear_refs (memory checks).
+    from grader.sandbox.libc import libc
+
+    libc().prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
 
 
 def _hand_back(folder: Path, uid: int, gid: int) -> None:
@@ -62,8 +75,78 @@ def _end(zygote_pid: int) -> None:
         time.sleep(0.05)
 
 
+def _warm_ups_apart(spec: dict) -> set[str]:
+    """`warm_ups(spec)`, judged in a child process: reading the exercises' files leaves their text
+    in freed memory, which the fork server forked from here (and every worker) would inherit."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(read)
+            os.write(write, ",".join(warm_ups(spec)).encode())
+        finally:
+            os._exit(0)
+    os.close(write)
+    data = b""
+    while chunk := os.read(read, 4096):
+        data += chunk
+    os.close(read)
+    os.waitpid(pid, 0)
+    return {w for w in data.decode().split(",") if w}
+
+
+def _import_once(warm: set[str]) -> None:
+    """What the judge and the fork server both import, imported here once (see the docstring)."""
+    import gc
+
+    import pytest  # noqa: F401
+
+    import grader.judge.plugin  # noqa: F401 - and with it torch, numpy, the sandbox's client
+    import grader.judge.run  # noqa: F401
+    from grader.sandbox.zygote import prepare
+
+    prepare(warm)
+    gc.freeze()  # shared with the judge and the fork server: their collectors leave it alone
+
+
+def _become_judge(spec_path: Path, judge: pwd.struct_passwd, judge_home: Path, zygote_fd: int) -> None:
+    """In the forked child: become `python -B -m grader.judge SPEC` run by `judge` in its home."""
+    code = 70
+    try:
+        _drop_to(judge)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+        env.update({"GRADER_ZYGOTE_FD": str(zygote_fd), "HOME": str(judge_home), "TMPDIR": str(judge_home),
+                    "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+        os.environ.clear()
+        os.environ.update(env)
+        import tempfile
+
+        tempfile.tempdir = None  # TMPDIR is the judge's home now
+        sys.dont_write_bytecode = True  # -B
+        os.chdir(judge_home)
+        sys.path[0] = str(judge_home)  # as `python -m` run there would have it
+        from grader.judge.run import main as judge_main
+
+        judge_main([str(spec_path)])  # exits (os._exit) with pytest's status
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:  # noqa: BLE001 - said in the container's log, which the grader keeps
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # the workers' string hashes must not vary from run to run (set order in a candidate's
+        # code); forked from here, they keep this interpreter's seed
+        os.execve(sys.executable, [sys.executable, "-m", "grader.judge.container", *argv],
+                  {**os.environ, "PYTHONHASHSEED": "0"})
     spec_path = Path(argv[0])
     spec = json.loads(spec_path.read_text())
     judge, worker = pwd.getpwnam("judge"), pwd.getpwnam("worker")
@@ -80,33 +163,24 @@ def main(argv: list[str] | None = None) -> int:
     judge_home.mkdir(mode=0o700)
     os.chown(judge_home, judge.pw_uid, judge.pw_gid)
 
-    features = ",".join(warm_ups(spec)) or "none"  # read as root: the worker user cannot see exercises/
+    warm = _warm_ups_apart(spec)  # as root: the worker user cannot see exercises/
+    _import_once(warm)
     parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     zygote_pid = os.fork()
     if zygote_pid == 0:
         try:
             parent.close()
             _drop_to(worker)
-            os.set_inheritable(child.fileno(), True)
-            os.chdir(scratch_root)
-            os.execve(sys.executable, [sys.executable, "-I", "-B", "-m", "grader.sandbox.zygote",
-                                       str(child.fileno()), scratch_root, features], scrubbed_env(scratch_root))
+            from grader.sandbox.zygote import serve_forked
+
+            serve_forked(child, scratch_root, warm, scrubbed_env(scratch_root), sys.stdout.fileno())
         finally:
             os._exit(70)
     child.close()
 
     judge_pid = os.fork()
     if judge_pid == 0:
-        try:
-            _drop_to(judge)
-            os.set_inheritable(parent.fileno(), True)
-            env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-            env.update({"GRADER_ZYGOTE_FD": str(parent.fileno()), "HOME": str(judge_home), "TMPDIR": str(judge_home),
-                        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
-            os.chdir(judge_home)
-            os.execve(sys.executable, [sys.executable, "-B", "-m", "grader.judge", str(spec_path)], env)
-        finally:
-            os._exit(70)
+        _become_judge(spec_path, judge, judge_home, parent.fileno())
     parent.close()
 
     _, status = os.waitpid(judge_pid, 0)

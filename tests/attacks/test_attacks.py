@@ -174,6 +174,20 @@ def _flags_bounded(batch: Batch, attack: Attack) -> None:
     assert len(batch.texts["json"]) < 8 << 20
 
 
+def _memory_holds_no_check(batch: Batch, attack: Attack) -> None:
+    """What memory_scan found in its own memory is none of the exercises' checks or solutions."""
+    corpus = "\n".join(path.read_text(encoding="utf-8") for path in
+                       [*ROOT.glob("exercises/*/*/test_*.py"), *ROOT.glob("solutions/**/*.py")])
+    for check in batch.exercise(attack.graded_as, attack.exercise)["checks"]:
+        if check["outcome"] == "not_run":
+            continue
+        scanned = re.search(r"memory scanned: (\d+) MiB, \d+ piece\(s\) of checks or solutions: (.*)", check["message"])
+        assert scanned and int(scanned.group(1)) >= 64, check["message"][:500]
+        pieces = scanned.group(2).split("\n")[0].split(" | ")
+        leaked = [piece for piece in pieces if len(piece.strip()) >= 12 and piece.strip() in corpus]
+        assert not leaked, f"{check['name']}: the worker's memory holds pieces of checks or solutions: {leaked[:5]}"
+
+
 def _deep_chains_removed(batch: Batch, attack: Attack) -> None:
     assert batch.evidence["deep_chains"] == [], batch.evidence["deep_chains"]
     _victim_untouched(batch, attack)  # graded after it, by the same judge on the local runtime
@@ -304,6 +318,9 @@ HIDDEN = [
                              "test_propagate_matches_dense[weighted]", "test_sparse_layout_coalesced",
                              "test_never_densifies", "test_grad_matches_dense"}),
            flags=("assigns to time.perf_counter",)),
+    # The worker reads its own memory, inherited from the fork server and what that was forked
+    # from (the judge template; the container's entry point, which imports torch once for both)
+    Attack("memory_scan", {"*": r"memory scanned: \d+ MiB"}, evidence=_memory_holds_no_check),
     Attack("coding_escape", {"*": r"broadcast_bias\.py declares the source encoding 'unicode_escape' \(PEP 263\): "
                                   r"the grader accepts UTF-8 only"}),
     Attack("sparse_bomb", {"*": r"a sparse tensor of shape \(40000, 40000\), whose dense form would take \d+\.\d GiB|"
