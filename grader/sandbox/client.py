@@ -7,6 +7,7 @@ Everything a worker does wrong — hang, crash, exit, flood its output, blow its
 from __future__ import annotations
 
 import os
+import select
 import signal
 import socket
 import threading
@@ -79,7 +80,11 @@ def oom_kills() -> int | None:
 
 
 class _OutputDrain(threading.Thread):
-    """Reads the worker's stdout+stderr, keeps the tail, and flags a flood."""
+    """Reads the worker's stdout+stderr, keeps the tail, and flags a flood.
+
+    `settle` takes in what is in the pipe now, so a check that is over need not wait for the end
+    of the file, which comes only once the killed worker's exit has taken its address space down
+    (milliseconds per check); the thread reads on until then, in the background."""
 
     def __init__(self, fd: int, cap: int):
         super().__init__(daemon=True)
@@ -87,24 +92,48 @@ class _OutputDrain(threading.Thread):
         self.total = 0
         self.tail = bytearray()
         self.flooded = False
+        self.closed = False
+        self._lock = threading.Lock()
+        os.set_blocking(fd, False)
 
-    def run(self) -> None:
+    def _take(self) -> bool:
+        """Read what is there (the lock held); False at the end of the file."""
         while True:
             try:
                 chunk = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return True
             except OSError:
-                break
+                return False
             if not chunk:
-                break
+                return False
             self.total += len(chunk)
             self.tail += chunk
             del self.tail[:-8192]
             if self.total > self.cap:
                 self.flooded = True
-        os.close(self.fd)
+
+    def run(self) -> None:
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN)
+        while True:
+            poller.poll()  # readable, or the end of the file (which stays readable)
+            with self._lock:
+                if not self._take():
+                    self.closed = True
+                    os.close(self.fd)  # here only: `settle` never closes what this thread polls
+                    return
+
+    def settle(self) -> None:
+        """Take in everything written to the pipe so far (all the output of a check whose answer
+        has come), without waiting for the end of the file."""
+        with self._lock:
+            if not self.closed:
+                self._take()
 
     def text(self, limit: int = 2000) -> str:
-        return bytes(self.tail[-limit:]).decode("utf-8", errors="replace")
+        with self._lock:
+            return bytes(self.tail[-limit:]).decode("utf-8", errors="replace")
 
 
 @dataclass
@@ -255,7 +284,10 @@ class Worker:
             self._sock.close()
             self._sock = None
         if self._drain is not None:
-            self._drain.join(timeout=2)
+            if detach:
+                self._drain.settle()
+            else:
+                self._drain.join(timeout=2)
         return describe_exit(status)
 
 
