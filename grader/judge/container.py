@@ -25,7 +25,8 @@ import sys
 import time
 from pathlib import Path
 
-from grader.judge.run import warm_ups
+from grader.judge.run import main_forked, preload, warm_ups
+from grader.sandbox.zygote import _prctl
 from grader.sandbox.zygote_client import scrubbed_env  # torch-free: torch is imported by `main` only
 
 PR_SET_DUMPABLE = 4
@@ -39,9 +40,7 @@ def _drop_to(user: pwd.struct_passwd) -> None:
         raise SystemExit("could not drop privileges")
     # The change of user made the process undumpable (its /proc files root's), which exec used to
     # undo: the fork server must write its workers' /proc/PID/clear_refs (memory checks).
-    from grader.sandbox.libc import libc
-
-    libc().prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+    _prctl(PR_SET_DUMPABLE, 1)
 
 
 def _hand_back(folder: Path, uid: int, gid: int) -> None:
@@ -95,49 +94,21 @@ def _warm_ups_apart(spec: dict) -> set[str]:
     return {w for w in data.decode().split(",") if w}
 
 
-def _import_once(warm: set[str]) -> None:
-    """What the judge and the fork server both import, imported here once (see the docstring)."""
-    import gc
-
-    import pytest  # noqa: F401
-
-    import grader.judge.plugin  # noqa: F401 - and with it torch, numpy, the sandbox's client
-    import grader.judge.run  # noqa: F401
-    from grader.sandbox.zygote import prepare
-
-    prepare(warm)
-    gc.freeze()  # shared with the judge and the fork server: their collectors leave it alone
-
-
-def _become_judge(spec_path: Path, judge: pwd.struct_passwd, judge_home: Path, zygote_fd: int) -> None:
+def _become_judge(spec_path: Path, judge: pwd.struct_passwd, judge_home: Path, zygote_fd: int) -> str:
     """In the forked child: become `python -B -m grader.judge SPEC` run by `judge` in its home."""
-    code = 70
-    try:
-        _drop_to(judge)
-        env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-        env.update({"GRADER_ZYGOTE_FD": str(zygote_fd), "HOME": str(judge_home), "TMPDIR": str(judge_home),
-                    "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
-        os.environ.clear()
-        os.environ.update(env)
-        import tempfile
+    _drop_to(judge)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env.update({"GRADER_ZYGOTE_FD": str(zygote_fd), "HOME": str(judge_home), "TMPDIR": str(judge_home),
+                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
+    os.environ.clear()
+    os.environ.update(env)
+    import tempfile
 
-        tempfile.tempdir = None  # TMPDIR is the judge's home now
-        sys.dont_write_bytecode = True  # -B
-        os.chdir(judge_home)
-        sys.path[0] = str(judge_home)  # as `python -m` run there would have it
-        from grader.judge.run import main as judge_main
-
-        judge_main([str(spec_path)])  # exits (os._exit) with pytest's status
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    except BaseException:  # noqa: BLE001 - said in the container's log, which the grader keeps
-        import traceback
-
-        traceback.print_exc()
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+    tempfile.tempdir = None  # TMPDIR is the judge's home now
+    sys.dont_write_bytecode = True  # -B
+    os.chdir(judge_home)
+    sys.path[0] = str(judge_home)  # as `python -m` run there would have it
+    return str(spec_path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     os.chown(judge_home, judge.pw_uid, judge.pw_gid)
 
     warm = _warm_ups_apart(spec)  # as root: the worker user cannot see exercises/
-    _import_once(warm)
+    preload(warm)
     parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     zygote_pid = os.fork()
     if zygote_pid == 0:
@@ -180,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
 
     judge_pid = os.fork()
     if judge_pid == 0:
-        _become_judge(spec_path, judge, judge_home, parent.fileno())
+        main_forked(lambda: _become_judge(spec_path, judge, judge_home, parent.fileno()))
     parent.close()
 
     _, status = os.waitpid(judge_pid, 0)

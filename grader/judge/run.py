@@ -13,7 +13,9 @@ import json
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn
 
 _INI = """[pytest]
 python_files = test_public.py test_hidden.py
@@ -106,3 +108,43 @@ def main(argv: list[str] | None = None) -> None:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)
+
+
+# --- judges forked from a process that imported everything once ------------------------------------
+# The local runtime's judge template (grader.runtimes.template) and the container's entry point
+# (grader.judge.container) each import torch, pytest and the judge once and fork judges and fork
+# servers from that: where each started as a fresh interpreter, each imported torch again.
+
+def preload(warm: set[str]):
+    """Import what every judge and fork server imports, and warm up `warm` (see
+    `grader.sandbox.zygote.prepare`), in a process that will fork them; returns torch."""
+    import gc
+
+    import pytest  # noqa: F401
+
+    import grader.judge.plugin  # noqa: F401 - and with it torch, numpy, the sandbox's client
+    from grader.sandbox.zygote import prepare
+
+    torch = prepare(warm)
+    gc.freeze()  # shared with every judge and fork server: their collectors leave it alone
+    return torch
+
+
+def main_forked(become: Callable[[], str]) -> NoReturn:
+    """The life of a judge in a child forked from such a process: `become()` makes it what
+    `python -m grader.judge SPEC` would be (its user, environment, folders, output) and returns
+    SPEC, then `main` runs. Never returns: the child exits with pytest's status, a SystemExit's
+    code, or 70 with the traceback in its output (the judge's log, which the grader keeps)."""
+    code = 70
+    try:
+        main([become()])  # exits (os._exit) with pytest's status
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else 1
+    except BaseException:  # noqa: BLE001 - said in the judge's log
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)

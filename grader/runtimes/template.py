@@ -23,6 +23,7 @@ the template kills every judge it forked and exits; every judge dies with the te
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import selectors
@@ -164,49 +165,35 @@ class JudgeTemplate:
 
 # --- the template process ---------------------------------------------------------------------
 
-def _become_judge(request: dict, template_pid: int, inherited: list) -> None:
+def _become_judge(request: dict, template_pid: int, inherited: list) -> str:
     """In the forked child: become `python -m grader.judge SPEC` (see the module's docstring)."""
     from grader.sandbox.zygote import PR_SET_PDEATHSIG, _prctl, redirect_stdio
 
-    code = 70
-    try:
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        for thing in inherited:  # the template's sockets and pipe: the other judges' among them
-            if isinstance(thing, int):
-                os.close(thing)
-            else:
-                thing.close()
-        os.setsid()
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != template_pid:  # the template died before the death signal was set
-            os._exit(code)
-        log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        redirect_stdio(log)
-        os.close(log)
-        os.chdir(request["cwd"])
-        sys.path.insert(0, request["cwd"])  # as `python -m` run there would have it
-        from grader.sandbox.proctitle import set_cmdline, set_environ
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    for thing in inherited:  # the template's sockets and pipe: the other judges' among them
+        if isinstance(thing, int):
+            os.close(thing)
+        else:
+            thing.close()
+    os.setsid()
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != template_pid:  # the template died before the death signal was set
+        os._exit(70)
+    log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    redirect_stdio(log)
+    os.close(log)
+    os.chdir(request["cwd"])
+    sys.path.insert(0, request["cwd"])  # as `python -m` run there would have it
+    from grader.sandbox.proctitle import set_cmdline, set_environ
 
-        set_cmdline([sys.executable, "-m", "grader.judge", request["spec"]])
-        set_environ(dict(os.environ))  # without the template's padding
-        from grader.sandbox.zygote_client import Zygote
+    set_cmdline([sys.executable, "-m", "grader.judge", request["spec"]])
+    set_environ(dict(os.environ))  # without the template's padding
+    from grader.sandbox.zygote_client import Zygote
 
-        # before anything of the job is read: the fork server holds only what the template held
-        Zygote(request["scratch_root"], warm_ups=request["warm_ups"]).fork_here()
-        from grader.judge.run import main
-
-        main([request["spec"]])  # exits (os._exit) with pytest's status
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else 1
-    except BaseException:  # noqa: BLE001 - said in the judge's log, which the grader keeps
-        import traceback
-
-        traceback.print_exc()
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
+    # before anything of the job is read: the fork server holds only what the template held
+    Zygote(request["scratch_root"], warm_ups=request["warm_ups"]).fork_here()
+    return request["spec"]
 
 
 def main() -> None:
@@ -218,18 +205,12 @@ def main() -> None:
     set_cmdline([sys.executable, "-m", "grader.runtimes.template"])
     # SIGPIPE stays ignored (Python's default), here and in the judges: a write to a socket whose
     # reader has gone (a grader that stopped waiting, a dead worker) must raise, not kill
-    import gc
-
-    import pytest  # noqa: F401
-
-    import grader.judge.plugin  # noqa: F401 - and with it torch, numpy, the sandbox's client
-    import grader.judge.run  # noqa: F401
+    from grader.judge.run import main_forked, preload
     from grader.sandbox.hugepages import collapse_anonymous_memory
-    from grader.sandbox.zygote import _warm_up, fork_server_state, prepare
+    from grader.sandbox.zygote import _warm_up, fork_server_state
 
-    torch = prepare(set())
+    torch = preload(set())
     warmed: set[str] = set()
-    gc.freeze()  # shared with every judge and fork server: their collectors leave it alone
     ctrl.send(json.dumps({"ready": True, "pid": os.getpid(), **fork_server_state(torch)}).encode())
 
     wake_r, wake_w = os.pipe()
@@ -273,7 +254,8 @@ def main() -> None:
             me = os.getpid()
             pid = os.fork()
             if pid == 0:
-                _become_judge(request, me, [selector, ctrl, wake_r, wake_w, *reports, *judges.values()])
+                inherited = [selector, ctrl, wake_r, wake_w, *reports, *judges.values()]
+                main_forked(functools.partial(_become_judge, request, me, inherited))
             forks += 1
             judges[pid] = reports[0]
             _send(reports[0], {"pid": pid})
