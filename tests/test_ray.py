@@ -30,6 +30,7 @@ def cluster():
     try:
         port = c.add_worker(cpus=1)
         c.worker_port = port
+        _wait_for_nodes(c, 2)
         yield c
     finally:
         import ray
@@ -37,6 +38,22 @@ def cluster():
         ray.shutdown()
         c.stop()
         assert not c.processes(), "a Ray process outlived the cluster"
+
+
+def _wait_for_nodes(cluster, count: int, timeout_s: float = 120) -> None:
+    """Wait until the cluster reports `count` live nodes that offer a CPU: a batch started before the
+    worker node has registered runs every task on the head (CI #39, a loaded machine: the node-loss
+    test then found no submission on the worker node to kill)."""
+    import ray
+
+    ray.init(address=cluster.address, log_to_driver=False, logging_level="WARNING", ignore_reinit_error=True)
+    deadline = time.monotonic() + timeout_s
+    while True:
+        live = [n for n in ray.nodes() if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) >= 1]
+        if len(live) >= count:
+            return
+        assert time.monotonic() < deadline, f"only {len(live)} of {count} Ray nodes came up: {ray.nodes()}"
+        time.sleep(0.2)
 
 
 def ray_grade(cluster, paths, node_runtime="local", **options):
@@ -145,7 +162,9 @@ def _judges_under(pid: int) -> list[int]:
 def test_killing_a_worker_nodes_raylet_mid_batch_loses_no_submission(cluster, tmp_path):
     import threading
 
-    subs = make_submissions(tmp_path / "subs", 4)
+    # six, so that two rounds of two run at once: with one CPU a node, the worker node grades at
+    # least one of them even when the head takes the first
+    subs = make_submissions(tmp_path / "subs", 6)
     raylet = cluster.raylet_pid(cluster.worker_port)
     assert raylet, "the worker node's raylet was not found"
     killed = []
@@ -167,8 +186,8 @@ def test_killing_a_worker_nodes_raylet_mid_batch_loses_no_submission(cluster, tm
     finally:
         thread.join()
     assert killed, "no submission was seen running on the worker node"
-    assert [s.name for s in run.submissions] == ["sub000", "sub001", "sub002", "sub003"]
-    assert [s.error for s in run.submissions] == [None] * 4
+    assert [s.name for s in run.submissions] == [f"sub{i:03}" for i in range(6)]
+    assert [s.error for s in run.submissions] == [None] * 6
     assert [s.percent for s in run.submissions][:2] == EXPECTED
     time.sleep(1)
     assert not _judges_under(raylet), "a judge outlived its node"
