@@ -240,6 +240,8 @@ def grade_batch(paths: list[Path], options, batch: BatchOptions) -> GradeRun:
                 results[item.index] = found
             else:
                 todo.append(item)
+    if options.runtime != "ray":
+        runtime.expect_jobs(len(todo))  # a batch: the local runtime's judge template prepares once for all
     progress = batch.progress
     if progress is not None:
         progress.start(total=len(items), resumed=[g for g in results.values()])

@@ -98,6 +98,7 @@ def run_split(runtime: Runtime, job: JudgeJob, jobs: int | None = None, **run_kw
     parts = split(job, jobs or default_jobs())
     if len(parts) == 1:
         return runtime.run(parts[0], **run_kwargs)
+    runtime.expect_jobs(len(parts))
     with ThreadPoolExecutor(max_workers=len(parts), thread_name_prefix="judge") as pool:
         outputs = list(pool.map(lambda part: runtime.run(part, **run_kwargs), parts))
     return merge(outputs)

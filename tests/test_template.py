@@ -183,3 +183,33 @@ def test_a_killed_template_is_replaced_for_the_next_job():
         assert not out.error and {r["outcome"] for r in out.records if r.get("type") == "check"} == {"passed"}
     finally:
         runtime.close()
+
+
+def _huge_kb(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        if line.startswith("AnonHugePages:"):
+            return int(line.split()[1])
+    return 0
+
+
+@pytest.mark.skipif(not Path("/proc/self/smaps_rollup").exists() or "[never]" in (
+    Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text()
+    if Path("/sys/kernel/mm/transparent_hugepage/enabled").exists() else "[never]"),
+    reason="no transparent huge pages here")
+def test_a_template_told_of_several_jobs_prepares_before_the_first():
+    # A lone job's template does nothing for later ones (its judge would wait for it); told that
+    # several follow (a batch, a split validation), it collapses its memory (and warms up) before
+    # the first judge, which every judge of the batch then inherits instead of redoing
+    job = _public_05_reference()
+    huge = {}
+    for many in (False, True):
+        runtime = LocalRuntime()
+        try:
+            runtime.expect_jobs(2 if many else 1)
+            out = runtime.run(job)
+            assert not out.error and {r["outcome"] for r in out.records if r.get("type") == "check"} == {"passed"}
+            huge[many] = _huge_kb(next(iter(runtime._templates.values())).proc.pid)
+        finally:
+            runtime.close()
+    assert huge[False] == 0, f"a lone job's template collapsed {huge[False]} kB (its judge waited for it)"
+    assert huge[True] > 50_000, f"the template of a batch collapsed only {huge[True]} kB before its first judge"

@@ -141,6 +141,10 @@ class Runtime(ABC):
         """Grading with this runtime is over: end what it keeps for later runs (the local
         runtime's judge template). Runs after it start it again."""
 
+    def expect_jobs(self, count: int) -> None:  # noqa: B027 (a no-op unless the runtime can prepare)
+        """About `count` jobs will run (a batch, a split validation): a runtime may prepare once
+        for all of them what each would otherwise prepare for itself."""
+
     def cancel(self) -> None:  # noqa: B027 (a no-op unless the runtime starts something)
         """Stop every judge (or container) this runtime is running, from any thread: their `run`
         calls return soon after, with an error. Used on Ctrl-C / SIGTERM."""

@@ -79,7 +79,13 @@ class LocalRuntime(Runtime):
         self._cancelled = False
         self._templates: dict[tuple, JudgeTemplate] = {}
         self._warned = False
+        self.many = False  # more than one judge will be started (expect_jobs)
         weakref.finalize(self, _close_all, self._templates)
+
+    def expect_jobs(self, count: int) -> None:
+        """With more than one, the judge template warms up and collapses its memory before the
+        first judge, once for all of them (grader.runtimes.template)."""
+        self.many = self.many or count > 1
 
     def cancel(self) -> None:
         with self._lock:
@@ -98,7 +104,7 @@ class LocalRuntime(Runtime):
 
                 template = self._template(env)
                 return template.fork(str(spec_path), str(tmp), log.name, str(scratch),
-                                     warm_ups(spec))
+                                     warm_ups(spec), many=self.many)
             except TemplateUnavailable as exc:  # slower, not different: say so once
                 if not self._warned:
                     self._warned = True

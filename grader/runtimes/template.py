@@ -16,7 +16,14 @@ path (grader.sandbox.zygote.serve_forked).
 
 Requests come on the control socket (JSON, SOCK_SEQPACKET): "fork", with one file descriptor
 attached (a socket on which the template answers the judge's pid, then its exit status once it
-has reaped it), and "exit". When the control socket closes (its grader exited or was killed)
+has reaped it), and "exit".
+
+What each fork server would do for itself, the template does once for every later judge: the
+warm-ups the jobs ask for (imports of seconds: sympy, torch._dynamo) and the collapse of its
+memory into huge pages. Not for a lone job, which would wait for work its own fork server does
+beside its judge's start-up; from the second job on; and before the first when the request says
+more jobs follow ("many": a batch, a split validation), so that no judge of a batch waits for
+the template's warm-up and no fork server of it repeats one. When the control socket closes (its grader exited or was killed)
 the template kills every judge it forked and exits; every judge dies with the template
 (PR_SET_PDEATHSIG), and every fork server with its judge.
 """
@@ -120,7 +127,10 @@ class JudgeTemplate:
         self.state = json.loads(data)
         self.ready = True
 
-    def fork(self, spec_path: str, cwd: str, log_path: str, scratch_root: str, warm_ups: list[str]) -> ForkedJudge:
+    def fork(self, spec_path: str, cwd: str, log_path: str, scratch_root: str, warm_ups: list[str],
+             many: bool = False) -> ForkedJudge:
+        """Fork a judge for the job at `spec_path`. `many`: more jobs follow this one (see the
+        module's docstring)."""
         mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             with self._lock:
@@ -128,7 +138,7 @@ class JudgeTemplate:
                 if self.ctrl is None:
                     raise TemplateUnavailable("the judge template was closed")
                 request = {"op": "fork", "spec": spec_path, "cwd": cwd, "log": log_path,
-                           "scratch_root": scratch_root, "warm_ups": warm_ups}
+                           "scratch_root": scratch_root, "warm_ups": warm_ups, "many": many}
                 try:
                     socket.send_fds(self.ctrl, [json.dumps(request).encode()], [theirs.fileno()])
                 except OSError as exc:
@@ -211,6 +221,7 @@ def main() -> None:
 
     torch = preload(set())
     warmed: set[str] = set()
+    collapsed = False
     ctrl.send(json.dumps({"ready": True, "pid": os.getpid(), **fork_server_state(torch)}).encode())
 
     wake_r, wake_w = os.pipe()
@@ -240,15 +251,18 @@ def main() -> None:
                     sock.close()
                 running = request.get("op") != "exit"
                 continue
-            # A second job: what every fork server does for itself is done here once, for all the
-            # later ones (not for the first: a single job would wait for it): the warm-ups it asks
-            # for, and the collapse into huge pages (which also makes each fork cheaper).
+            # From a second job on, or before the first of several: what every fork server does
+            # for itself is done here once, for all the later ones (not for a lone job, which
+            # would wait for it): the warm-ups it asks for, and the collapse into huge pages
+            # (which also makes each fork cheaper).
+            shared = forks > 0 or bool(request.get("many"))
             missing = set(request.get("warm_ups", ())) - warmed
-            if missing and forks:
+            if missing and shared:
                 _warm_up(torch, missing)
                 warmed |= missing
-            if forks == 1:
+            if shared and not collapsed:
                 collapse_anonymous_memory()
+                collapsed = True
             sys.stdout.flush()
             sys.stderr.flush()
             me = os.getpid()
