@@ -32,6 +32,7 @@ _WARM_UPS = {
     # function torch wraps in `_disable_dynamo`: meta-device kernels (probes.meta_forward), `out=`
     # wrappers, checkpointing, compile (18 % of validating 26 was workers importing it one by one)
     "optim": ("optim", "meta", "compile", "dynamo", "checkpoint", "clip_grad", "lr_scheduler"),
+    "tensorboard": ("tensorboard", "SummaryWriter"),
 }
 
 

@@ -217,7 +217,7 @@ def _warm_up(torch, features: set[str]) -> None:
     """Trigger torch's lazy imports once here rather than in every worker, for the features the
     judge asks for: "autograd" (grad with grad_outputs imports sympy through
     torch.fx.experimental.symbolic_shapes, ~500 modules, 0.4 s), "optim" (an optimizer's first step
-    imports torch._dynamo, 1.3 s).
+    imports torch._dynamo, 1.3 s), "tensorboard" (torch.utils.tensorboard, 0.12 s).
 
     By importing only. No backward pass runs here and nothing asks CUDA anything: the autograd
     engine's first backward starts one thread per accelerator (after which every forked worker
@@ -238,6 +238,11 @@ def _warm_up(torch, features: set[str]) -> None:
         import torch.optim
 
         torch.optim.SGD(layer.parameters(), lr=0.1).step()  # no gradients: only the lazy imports
+    if "tensorboard" in features:
+        try:
+            import torch.utils.tensorboard  # noqa: F401 - tensorboard and protobuf, 0.12 s a worker
+        except ImportError:  # not installed: the candidate's import fails in the worker, as it would
+            pass
 
 
 def fork_server_state(torch) -> dict:
@@ -252,13 +257,25 @@ def prepare(warm: set[str]):
     The judge template (grader.runtimes.template) runs this too, before it forks anything: a fork
     server forked from it finds everything imported."""
     os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")  # see zygote_client.scrubbed_env
-    import numpy  # noqa: F401 - imported once here so that every worker starts warm
+    # What every worker imports, imported once here. Beside numpy and torch: what nine workers in
+    # ten imported on their own before (strace of validating 17 exercises): the serialization
+    # settings torch reads lazily on a tensor's first pickling (torch.utils.serialization.config,
+    # which reads its own source), and the probes that checks send by reference (grader.probes,
+    # 12 ms a worker: workers run with -B, so where PYTHONDONTWRITEBYTECODE is set the package has
+    # no bytecode cache and each worker compiled it); multiprocessing's process-start modules, for
+    # every DataLoader with workers; landlock, namespaces (and privileges, imported above): what
+    # every worker imports while sandboxing itself (it was a third of a worker's set-up).
+    import multiprocessing.popen_fork  # noqa: F401
+    import multiprocessing.queues  # noqa: F401
+
+    import numpy  # noqa: F401
     import numpy.random  # noqa: F401 - lazily imported by numpy; every worker seeds it (10 ms each)
     import torch
+    import torch.utils.serialization.config  # noqa: F401
 
-    # landlock (and privileges, imported above): what every worker imports while sandboxing
-    # itself, imported once here rather than in each worker (it was a third of a worker's set-up)
+    import grader.probes  # noqa: F401
     import grader.sandbox.landlock  # noqa: F401
+    import grader.sandbox.namespaces  # noqa: F401
     import grader.sandbox.registries  # noqa: F401
     import grader.sandbox.verifier  # noqa: F401
     import grader.sandbox.worker  # noqa: F401
