@@ -336,3 +336,38 @@ def test_the_fork_server_holds_its_memory_as_huge_pages(zygote):
     with open(f"/proc/{zygote.pid}/smaps_rollup") as fh:
         huge = next(int(line.split()[1]) for line in fh if line.startswith("AnonHugePages:")) * 1024
     assert huge >= 64 << 20, (said, huge)
+
+
+_PRELOADED = ("grader.probes", "torch.utils.serialization.config", "multiprocessing.queues",
+              "multiprocessing.popen_fork", "grader.sandbox.namespaces")
+
+
+def test_workers_find_what_nearly_every_check_needs_already_imported(tmp_path):
+    # Probes sent by reference (grader.probes), a tensor's first pickling (torch's serialization
+    # settings) and a DataLoader's workers (multiprocessing) each imported a module in nine
+    # workers in ten, one worker per check; grader.probes was even compiled from source each time
+    # where no bytecode cache is written. The fork server imports them once: the worker's very
+    # first request, which needs none of them, finds them all there.
+    from grader.sandbox.client import Limits, Worker
+    from grader.sandbox.handles import call_remote
+    from grader.sandbox.zygote_client import Zygote
+
+    def preloaded(names=_PRELOADED) -> list[str]:  # nested: shipped by value
+        import sys
+
+        return [name for name in names if name in sys.modules]
+
+    cand = tmp_path / "plain.py"
+    cand.write_text("VALUE = 1\n")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    zyg = Zygote(str(scratch), warm_ups=())
+    zyg.start()
+    try:
+        worker = Worker(zyg, str(cand), "plain", Limits(), submission_root=str(tmp_path))
+        worker.start()
+        found = call_remote(worker, {"op": "probe", "fn": preloaded}, (), {}, what="probe")
+        worker.kill()
+    finally:
+        zyg.close(kill=True)
+    assert sorted(found) == sorted(_PRELOADED), f"imported by each worker on its own: {set(_PRELOADED) - set(found)}"
