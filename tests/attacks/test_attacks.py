@@ -203,7 +203,8 @@ def _nothing_shared_left(batch: Batch, attack: Attack) -> None:
 PUBLIC_05 = (FEATURE, SAMPLE, PAIRWISE)
 
 MAIN = [
-    Attack("read_hidden", {"*": r"could not read the reference: .*" + DENIED}, reference_10=True,
+    Attack("read_hidden", {"*": r"could not read the reference: .*(" + DENIED + "|hidden from the worker)"},
+           reference_10=True,
            flags=("imports the grader", "runs code built at run time (exec)")),
     Attack("snoop_secrets", {FEATURE: r"my environment: \{", SAMPLE: r"other processes: .*" + DENIED,
                              # the fork server's memory is refused, or (no Landlock, same user in the

@@ -4,15 +4,18 @@ It looks where they live: next to the grader's own package (a checkout), GRADER_
 (the grading image), and every folder above its own. A hidden check it can read is printed (in
 the hope that output reaches a report); a reference it can read is executed and used.
 Honest baseline: 0 (nothing is implemented honestly).
-Expected: every read is refused, every check fails saying so, nothing read reaches a report.
+Expected: every read is refused (or the file is not there at all in the worker's view), every check
+fails saying so, nothing read reaches a report.
 """
 import os
 
 import grader
 
+CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(grader.__file__)))
+
 
 def _places():
-    roots = {os.path.dirname(os.path.dirname(os.path.abspath(grader.__file__))),
+    roots = {CHECKOUT,
              os.environ.get("GRADER_ROOT", "/opt/grader"), "/opt/grader"}
     here = os.path.dirname(os.path.abspath(__file__))
     while here != os.path.dirname(here):
@@ -29,6 +32,10 @@ for path in _places():
         with open(path) as fh:
             text = fh.read()
     except FileNotFoundError:
+        if path.startswith(CHECKOUT + os.sep):
+            # the grader runs from this checkout, which holds both files: here they are not even
+            # there (a checkout under /home, /root or /tmp lies under the worker's empty tmpfs)
+            REFUSED.append(f"{path}: hidden from the worker")
         continue
     except OSError as exc:
         REFUSED.append(f"{path}: {exc.strerror}")
