@@ -3,6 +3,7 @@ on the start-up's critical path import no torch they do not need, validation is 
 several judges with the same verdicts as one, and the fork server finds stray processes cheaply."""
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -207,22 +208,33 @@ def _eventually(condition, within_s: float = 5.0) -> bool:
     return True
 
 
-def test_detached_release_still_kills_strays_before_the_next_worker(tmp_path):
-    # A check that is over releases its worker without waiting for the fork server to reap it;
-    # whatever the worker left running (here a daemon in a session of its own) must still be gone
-    # before the next worker exists.
-    from grader.sandbox.client import Limits, Worker
+@contextlib.contextmanager
+def _bare_fork_server(tmp_path: Path):
+    """A fork server with no warm-ups (so that nothing a test looks for is imported by one), its
+    scratch under `tmp_path`; closed with its workers killed."""
     from grader.sandbox.zygote_client import Zygote
 
-    token = f"{os.getpid()}.{uuid.uuid4().int % 10**9}"
-    cand = tmp_path / "daemon_maker.py"
-    cand.write_text("import subprocess\n"
-                    f"DAEMON = subprocess.Popen(['sleep', '{token}'], start_new_session=True).pid\n")
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     zyg = Zygote(str(scratch), warm_ups=())
     zyg.start()
     try:
+        yield zyg
+    finally:
+        zyg.close(kill=True)
+
+
+def test_detached_release_still_kills_strays_before_the_next_worker(tmp_path):
+    # A check that is over releases its worker without waiting for the fork server to reap it;
+    # whatever the worker left running (here a daemon in a session of its own) must still be gone
+    # before the next worker exists.
+    from grader.sandbox.client import Limits, Worker
+
+    token = f"{os.getpid()}.{uuid.uuid4().int % 10**9}"
+    cand = tmp_path / "daemon_maker.py"
+    cand.write_text("import subprocess\n"
+                    f"DAEMON = subprocess.Popen(['sleep', '{token}'], start_new_session=True).pid\n")
+    with _bare_fork_server(tmp_path) as zyg:
         first = Worker(zyg, str(cand), "daemon_maker", Limits(), submission_root=str(tmp_path))
         first.start()
         assert _eventually(lambda: _running(token) == 1), "the candidate's daemon should be running while its check runs"
@@ -237,8 +249,6 @@ def test_detached_release_still_kills_strays_before_the_next_worker(tmp_path):
         assert not first_scratch.exists()
         second.kill()
         assert _running(token) == 0
-    finally:
-        zyg.close(kill=True)
 
 
 _COMPARE = """
@@ -350,7 +360,6 @@ def test_workers_find_what_nearly_every_check_needs_already_imported(tmp_path):
     # first request, which needs none of them, finds them all there.
     from grader.sandbox.client import Limits, Worker
     from grader.sandbox.handles import call_remote
-    from grader.sandbox.zygote_client import Zygote
 
     def preloaded(names=_PRELOADED) -> list[str]:  # nested: shipped by value
         import sys
@@ -359,15 +368,9 @@ def test_workers_find_what_nearly_every_check_needs_already_imported(tmp_path):
 
     cand = tmp_path / "plain.py"
     cand.write_text("VALUE = 1\n")
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    zyg = Zygote(str(scratch), warm_ups=())
-    zyg.start()
-    try:
+    with _bare_fork_server(tmp_path) as zyg:
         worker = Worker(zyg, str(cand), "plain", Limits(), submission_root=str(tmp_path))
         worker.start()
         found = call_remote(worker, {"op": "probe", "fn": preloaded}, (), {}, what="probe")
         worker.kill()
-    finally:
-        zyg.close(kill=True)
     assert sorted(found) == sorted(_PRELOADED), f"imported by each worker on its own: {set(_PRELOADED) - set(found)}"
