@@ -16,8 +16,25 @@ import re
 import time
 
 # what the exercises' test files and solutions hold and nothing installed does: checks taking the
-# `sub` fixture, calls through it, the mistakes' "Caught by: test_..." lines
-_PATTERNS = (rb"def test_\w+\(sub[ -~]{0,80}", rb"\bsub\.\w+\([ -~]{0,80}", rb"Caught by: test_[ -~]{0,80}")
+# `sub` fixture, calls through it (at a word boundary), the mistakes' "Caught by: test_..." lines.
+# Each pattern starts with a literal that bytes.find locates at memory speed; the regular
+# expression runs only where it occurs (a pattern starting with \b is tried at every byte: 2 s a
+# call over ~200 MiB, against 0.4 s for the three this way). Each asks for a name after `test_`:
+# the literals themselves, in this module's memory, are no find.
+_PATTERNS = ((b"def test_", re.compile(rb"def test_\w+\(sub[ -~]{0,80}"), False),
+             (b"sub.", re.compile(rb"sub\.\w+\([ -~]{0,80}"), True),
+             (b"Caught by: test_", re.compile(rb"Caught by: test_\w[ -~]{0,80}"), False))
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _matches(data):
+    for literal, pattern, at_boundary in _PATTERNS:
+        at = data.find(literal)
+        while at >= 0:
+            match = pattern.match(data, at)
+            if match and not (at_boundary and at > 0 and data[at - 1] in _WORD):
+                yield match.group()
+            at = data.find(literal, at + 1)
 
 
 def _scan():
@@ -38,11 +55,10 @@ def _scan():
             except OSError:
                 continue
             scanned += len(data)
-            for pattern in _PATTERNS:
-                for match in re.finditer(pattern, data):
-                    text = match.group().decode(errors="replace")
-                    if text not in found:
-                        found.append(text)
+            for match in _matches(data):
+                text = match.decode(errors="replace")
+                if text not in found:
+                    found.append(text)
     raise RuntimeError(f"memory scanned: {scanned >> 20} MiB, {len(found)} piece(s) of checks or solutions: "
                        + " | ".join(found[:200]))
 
