@@ -11,25 +11,26 @@ BIN := $(VENV)/bin
 # process would compile what it imports; an editable install compiles nothing of the grader itself.
 # Packages' own files that do not compile on this Python (e.g. torch's py312 samples) are skipped,
 # as pip skips them.
-COMPILE = $(BIN)/python -m compileall -q -j 0 $(VENV)/lib >/dev/null 2>&1 || true; \
+# install_with(EXTRAS): the venv (made when missing), the grader with EXTRAS, then that bytecode.
+define install_with
+	[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --no-compile -c constraints.txt -e '.$(1)'
+	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib >/dev/null 2>&1 || true
 	$(BIN)/python -m compileall -q grader
+endef
 
 # The grader and what it needs to run (all that `make demo` installs)...
 $(BIN)/grader: pyproject.toml constraints.txt
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --no-compile -c constraints.txt -e .
-	$(COMPILE)
+	$(call install_with,)
 	touch $@
 
 # ...and what `make test` needs besides: the development tools (ruff, cog, actionlint, playwright,
 # ray, pexpect) and the exercises' extra (onnx, onnxruntime, onnxscript, tensorboard). From nothing,
 # one pip run installs it all (two runs resolved and installed twice: ~20 s more on 2 cores).
+DEV_EXTRAS := [dev,exercises]
 $(VENV)/.dev-installed: pyproject.toml constraints.txt
-	[ -x $(BIN)/python ] || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --no-compile -c constraints.txt -e '.[dev,exercises]'
-	$(COMPILE)
+	$(call install_with,$(DEV_EXTRAS))
 	touch $(BIN)/grader $@
 
 install: $(VENV)/.dev-installed
