@@ -40,7 +40,7 @@ import tracemalloc
 import uuid
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -95,6 +95,7 @@ class Attack:
     evidence: Callable[[Batch, Attack], None] | None = None  # further checks of what happened
     # graded inside one submission with the other attacks of that name (each on its own exercise):
     # a judge (a container) for all of them, as a candidate's folder of exercises is graded
+    # (`_shared_submissions`)
     together: str = ""
 
     def __repr__(self) -> str:
@@ -336,11 +337,8 @@ HIDDEN = [
       for name in ("ballast_swap", "prefilled_buffer", "child_computes", "child_server", "orphan_computes")),
     # torch.cdist under a name built at run time, or through torch.ops with Python dispatch modes
     # off: no line names it, but its kernel is reached at the dispatcher (probes.forbid_ops).
-    # The attacks that keep a forbidden built-in (one per exercise) are graded as one submission,
-    # kept_references, as a candidate's folder of exercises would be.
     *(Attack(name, {"test_no_cdist_no_loops": r"ran torch\.cdist's kernel \(aten\._euclidean_dist\) although no line"},
-             passes=(VALUES_05 - {"test_no_cdist_no_loops"}) | {"test_pairwise_memory_cpu"},
-             together="kept_references" if name == "cdist_by_name" else "")
+             passes=(VALUES_05 - {"test_no_cdist_no_loops"}) | {"test_pairwise_memory_cpu"})
       for name in ("cdist_by_name", "cdist_modes_off")),
     # The dispatcher guard removed from inside the call (found with gc.get_objects): the
     # dispatcher is not as the guard left it, the probe raises TamperingDetected, 05 is void
@@ -357,8 +355,7 @@ HIDDEN = [
                              *(f"test_output_shape[{d}]" for d in (-1, -2, -3, 0, 1, 2)),
                              "test_saves_with_save_for_backward", "test_sign_example", "test_sign_ste_gradient",
                              "test_sign_straight_through_example",
-                             *(f"test_sign_values[{t}]" for t in ("float16", "float32", "float64"))}),
-           together="kept_references"),
+                             *(f"test_sign_values[{t}]" for t in ("float16", "float32", "float64"))})),
     # ... or through torch's own Python re-implementation (torch._refs.logsumexp), which computes it
     # from other operators and never reaches the refused kernel: the call watch sees its code run
     Attack("refs_logsumexp", {"test_no_builtin_logsumexp": r"called torch\._refs\.logsumexp \(torch's Python "},
@@ -373,7 +370,7 @@ HIDDEN = [
     # The same for 30, 32, 34 and 35's forbidden built-ins, each through references taken at import
     # under names built at run time: the attribute wrappers never see them, the dispatcher does.
     *(Attack(name, {"test_forbidden_apis": pattern}, exercise=exercise,
-             fails_only=frozenset({"test_forbidden_apis"}), together="" if name == "soft_ce_kept" else "kept_references")
+             fails_only=frozenset({"test_forbidden_apis"}))
       for name, exercise, pattern in (
           ("softmax_kept", "30_stable_activations",
            r"called \[.*aten\._softmax \(reached at torch's dispatcher\).*aten\.gelu"),
@@ -385,7 +382,7 @@ HIDDEN = [
            r"called \[.*aten\.huber_loss \(reached at torch's dispatcher\).*aten\.mse_loss"))),
     # and 21, 26 and 27's (F.linear, torch.dropout, torch.batch_norm and torch.layer_norm): the
     # dispatcher sees them, and so does the spy's call watch (the builtin called by the candidate)
-    *(Attack(name, {check: pattern}, exercise=exercise, fails_only=frozenset({check}), together="kept_references")
+    *(Attack(name, {check: pattern}, exercise=exercise, fails_only=frozenset({check}))
       for name, exercise, check, pattern in (
           ("linear_kept", "21_linear_semantics", "test_manual_linear_forbidden",
            r"called \[\"aten\.linear \(reached at torch's dispatcher\)\", 'torch\.nn\.functional\.linear'\]"),
@@ -399,19 +396,18 @@ HIDDEN = [
     Attack("fromfile_kept", {"test_construct_is_lazy": r"MemmapDataset\.__init__ read the file \(\['numpy\.fromfile'\]\)"
                                                        r"|constructing MemmapDataset over a 400 MB file raised "
                                                        r"resident memory by \d+ MiB \(limit 20 MiB\)"},
-           exercise="52_out_of_core_data", fails_only=frozenset({"test_construct_is_lazy"}), together="kept_references"),
+           exercise="52_out_of_core_data", fails_only=frozenset({"test_construct_is_lazy"})),
     # 46's check that __getitem__ converts nothing spies on the converters; torch.from_numpy and
     # torch.as_tensor kept in a list are seen by the spy's call watch, and ds[0] gives new tensors
     # on every call (what failed it before the watch)
     Attack("getitem_kept", {"test_no_conversion_per_item": r"made 2000 tensor conversions \(\['torch\.as_tensor', "
                                                            r"'torch\.from_numpy'\]\)|ds\[0\] returned new tensors for "
                                                            r"its features and label on each call"},
-           exercise="46_map_style_dataset", fails_only=frozenset({"test_no_conversion_per_item"}),
-           together="kept_references"),
+           exercise="46_map_style_dataset", fails_only=frozenset({"test_no_conversion_per_item"})),
     # Calls the attribute spies of 16, 70 and 71 never saw (references kept from import under names
     # built at run time): the call watch (grader.sandbox.callwatch) sees the function's own code
     # run, or the builtin called by the candidate's code, whatever reference reached it
-    *(Attack(name, {check: pattern}, exercise=exercise, fails_only=frozenset({check}), together="kept_references")
+    *(Attack(name, {check: pattern}, exercise=exercise, fails_only=frozenset({check}))
       for name, exercise, check, pattern in (
           ("hessian_kept", "16_higher_order_grads", "test_no_explicit_hessian",
            r"hessian_vector_product called torch\.autograd\.functional\.hessian: never form the Hessian"),
@@ -428,8 +424,7 @@ HIDDEN = [
     Attack("softmax_log_kept", {"test_no_softmax": r"forward called \[\"aten\._softmax \(reached at torch's dispatcher\)\", "
                                                    r"'torch\.softmax'\]",
                                 "test_nll_equals_ce": r"model\(x\) is not finite for large logits"},
-           exercise="33_log_prob_losses", fails_only=frozenset({"test_no_softmax", "test_nll_equals_ce"}),
-           together="kept_references"),
+           exercise="33_log_prob_losses", fails_only=frozenset({"test_no_softmax", "test_nll_equals_ce"})),
     # The registries themselves lie (a dict subclass, a class-level property), or the guard that
     # refuses such registries is taken off torch first: tampering, the exercise scores 0.
     *(Attack(name, {"*": VOIDED + r"|raised TamperingDetected: the submission replaced|should differ between calls"},
@@ -441,6 +436,25 @@ HIDDEN = [
     Attack("decoy_layers", {"test_registered_layers": r"state_dict has no \['layers\.0\.weight', 'layers\.1\.weight'\]"},
            exercise="18_custom_mlp_module", passes=frozenset({"test_forward_shape", "test_output_shapes"})),
 ]
+
+
+def _shared_submissions(attacks: list[Attack]) -> list[Attack]:
+    """The attacks shared out over as few submissions as their exercises allow: the n-th attack on
+    an exercise goes into submission `hidden_<n>`, beside attacks on other exercises, as a
+    candidate's folder of exercises is graded (one judge, one container, one fork server for them
+    all). Each check still runs in a fresh worker, and an attack that reached past its own exercise
+    (a fork server it stopped, a process it left, state it planted) now shows on its neighbours'
+    verdicts too. In Docker each submission is a container (about 2.8 CPU-s of start-up): one per
+    attack made this batch cost twice its checks."""
+    seen: dict[str, int] = {}
+    shared = []
+    for attack in attacks:
+        n = seen[attack.exercise] = seen.get(attack.exercise, -1) + 1
+        shared.append(replace(attack, together=f"hidden_{n}"))
+    return shared
+
+
+HIDDEN = _shared_submissions(HIDDEN)
 
 
 # --- grading a batch ----------------------------------------------------------------------------
