@@ -29,6 +29,20 @@ class MessageTooLarge(Exception):
     pass
 
 
+def rebuild_tensor(dtype: Any, shape: tuple[int, ...], data: bytes) -> Any:
+    """A plain CPU tensor of a request (`grader.sandbox.requests`): a new contiguous tensor that
+    owns its storage, as torch's own unpickling rebuilds it, without its torch.save and
+    torch.load of every storage (about 170 us a tensor between the two ends)."""
+    import torch
+
+    if data:
+        tensor = torch.frombuffer(bytearray(data), dtype=dtype).reshape(shape).clone()
+    else:
+        tensor = torch.empty(shape, dtype=dtype)
+    torch.autograd.graph.increment_version(tensor)  # torch's rebuild (`set_`) leaves it at 1
+    return tensor
+
+
 def send_msg(sock: socket.socket, payload: bytes) -> None:
     if len(payload) < 65536:
         sock.sendall(struct.pack("<Q", len(payload)) + payload)
