@@ -436,12 +436,14 @@ def image() -> None:
               help="Base image with Python (and ideally torch) [default: the Dockerfile's pinned PyTorch CUDA "
                    "runtime image; offline: torch-grader-base:offline from docker/build-offline-base.sh].")
 @click.option("--tag", default="torch-grader:latest", show_default=True, help="Tag of the image to build.")
-@click.option("--force", is_flag=True, help="Rebuild even when nothing changed.")
+@click.option("--force", is_flag=True,
+              help="Rebuild even when nothing changed, with the newest dependencies the package index has.")
 @handle_errors
 def image_build(base_image: str | None, tag: str, force: bool) -> None:
-    """Fill docker/wheelhouse with `pip download` and build the grading image through the Docker
-    SDK: the grader, the exercises with their hidden checks, and the reference solutions (readable
-    by the judge's user only). Skipped when nothing changed since the last build.
+    """Fill docker/wheelhouse with the dependencies' wheels (`pip download`, only what it lacks)
+    and build the grading image through the Docker SDK: the grader, the exercises with their hidden
+    checks, and the reference solutions (readable by the judge's user only). Skipped when nothing
+    changed since the last build; the dependencies' layer is rebuilt only when they change.
 
     Example: grader image build --base-image torch-grader-base:offline
     """
