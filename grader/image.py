@@ -8,6 +8,7 @@ labelled with a hash of everything that goes into it; a rebuild is skipped when 
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import re
 import shutil
@@ -148,12 +149,24 @@ def _base_torch(client, base_image: str) -> str | None:
 
 def build_image(*, root: Path, base_image: str | None = None, tag: str = DEFAULT_TAG, force: bool = False,
                 log: Callable[[str], None] = print) -> BuildResult:
-    import docker
-
+    """Build the grading image `tag` from the checkout at `root`, unless an image of that tag was
+    built from the same context (then it is reused). One build at a time per checkout: a second
+    process (tests started while .ci/run still builds, another terminal) waits for the first and
+    then finds the image up to date."""
     if not (root / "docker" / "Dockerfile").is_file() or not (root / "solutions").is_dir():
         raise UsageError(f"{root} has no docker/Dockerfile or solutions/: the grading image is built from the "
                          f"grader's own repository (which holds the hidden checks and reference solutions), not "
                          f"from a candidate bundle. Candidates: check your work with `grader check`")
+    lock_dir = root / "docker" / "wheelhouse"
+    lock_dir.mkdir(parents=True, exist_ok=True)
+    with open(lock_dir / ".build.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this process dies
+        return _build_image(root, base_image, tag, force, log)
+
+
+def _build_image(root: Path, base_image: str | None, tag: str, force: bool, log: Callable[[str], None]) -> BuildResult:
+    import docker
+
     client = docker_client()
     base_image = base_image or default_base_image(root)
     digest = context_hash(root, base_image)
@@ -184,6 +197,8 @@ def build_image(*, root: Path, base_image: str | None = None, tag: str = DEFAULT
         (ctx / "wheelhouse").mkdir()
         (ctx / "grader-wheel").mkdir()
         for wheel in sorted(wheelhouse.iterdir()):
+            if wheel.name.startswith("."):
+                continue  # the build lock
             if skip_torch and wheel.name.startswith("torch-"):
                 continue  # the base already has the pinned torch: do not ship 200 MB again
             shutil.copy(wheel, ctx / ("grader-wheel" if wheel.name.startswith("torch_grader-") else "wheelhouse") / wheel.name)

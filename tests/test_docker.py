@@ -170,3 +170,22 @@ def test_clear_error_without_a_daemon(monkeypatch):
     result = CliRunner().invoke(cli, ["grade", str(ROOT / "solutions"), "--runtime", "docker", "-e", "05"])
     assert result.exit_code == 1
     assert "Docker daemon not reachable" in result.output and "--runtime local" in result.output
+
+
+def test_a_second_build_waits_for_the_first_and_reuses_its_image(image):
+    """One build at a time per checkout (.ci/run builds while the tests start): a build that finds
+    the lock held waits, then finds the image up to date instead of building it again."""
+    import fcntl
+
+    from grader.image import build_image
+
+    done: list = []
+    with open(ROOT / "docker" / "wheelhouse" / ".build.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # as a build in another process holds it
+        thread = threading.Thread(target=lambda: done.append(build_image(root=ROOT, base_image=BASE, tag=image,
+                                                                          log=lambda msg: None)))
+        thread.start()
+        thread.join(3)
+        assert thread.is_alive() and not done, "the second build did not wait for the first"
+    thread.join(60)
+    assert done and done[0].skipped, done
