@@ -55,3 +55,12 @@ def test_same_twice(sub):
         'returns_input = "test only"\n')
     v = validate(["01"], root=root)[0]
     assert not [p for p in v.problems if p.startswith("a trivial answer")], v.problems
+
+
+def test_validate_without_extras_grades_reference_stub_and_mistakes_only(tmp_path):
+    root = tmp_path / "root"
+    shutil.copytree(FIXTURE, root)
+    v = validate(["01"], root=root, extras=False)[0]
+    assert v.alternatives == {} and v.trivial == {}, (v.alternatives, v.trivial)
+    assert v.reference.score == v.reference.max_score and v.stub.score == 0
+    assert {m.name for m in v.mistakes} == {"first_column", "no_sum"} and v.ok, v.problems
