@@ -157,14 +157,15 @@ def build_image(*, root: Path, base_image: str | None = None, tag: str = DEFAULT
         raise UsageError(f"{root} has no docker/Dockerfile or solutions/: the grading image is built from the "
                          f"grader's own repository (which holds the hidden checks and reference solutions), not "
                          f"from a candidate bundle. Candidates: check your work with `grader check`")
-    lock_dir = root / "docker" / "wheelhouse"
-    lock_dir.mkdir(parents=True, exist_ok=True)
-    with open(lock_dir / ".build.lock", "a") as lock:
+    wheelhouse = root / "docker" / "wheelhouse"
+    wheelhouse.mkdir(parents=True, exist_ok=True)
+    with open(wheelhouse / ".build.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this process dies
-        return _build_image(root, base_image, tag, force, log)
+        return _build_image(root, wheelhouse, base_image, tag, force, log)
 
 
-def _build_image(root: Path, base_image: str | None, tag: str, force: bool, log: Callable[[str], None]) -> BuildResult:
+def _build_image(root: Path, wheelhouse: Path, base_image: str | None, tag: str, force: bool,
+                 log: Callable[[str], None]) -> BuildResult:
     import docker
 
     client = docker_client()
@@ -181,7 +182,6 @@ def _build_image(root: Path, base_image: str | None, tag: str, force: bool, log:
         client.images.get(base_image)
     except docker.errors.ImageNotFound:
         log(f"base image {base_image} is not here: the daemon will pull it (offline: docker/build-offline-base.sh)")
-    wheelhouse = root / "docker" / "wheelhouse"
     with ThreadPoolExecutor(1) as pool:  # asking the base for its torch (a container, 2 s) meanwhile
         base_torch = pool.submit(_base_torch, client, base_image)
         fill_wheelhouse(root, wheelhouse, log, refresh=force)

@@ -737,10 +737,7 @@ def _main(runtime: str, dest: Path) -> Batch:
 
 def _hidden(runtime: str, dest: Path) -> Batch:
     paths: list[Path] = []
-    for attack in HIDDEN:
-        if not attack.together:
-            paths.append(_copy_submission(attack.name, dest))
-            continue
+    for attack in HIDDEN:  # each in its shared submission (`_shared_submissions`)
         target = dest / attack.together
         for path in (SUBMISSIONS / attack.name).iterdir():
             assert not (target / path.name).exists(), f"{attack.name}: {path.name} is another attack's in {target}"
