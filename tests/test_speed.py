@@ -161,6 +161,8 @@ def reference():  # what the guard computed before its fast path: getattr_static
     return out
 
 assert guard.changed() == reference() == [], guard.changed()
+# the dict-version fast path is live here: nothing changed, so no watched attribute was read
+assert guard._read is not None and all(guard._unchanged(g[0], s) for g, s in zip(guard._groups, guard._stamps))
 torch.Tensor.__eq__ = lambda a, b: True
 torch.Tensor.add = lambda *a: 1
 torch.equal = lambda *a: True
@@ -173,6 +175,8 @@ sys.modules["math"] = numpy
 found = guard.changed()
 assert found == reference(), (found, reference())
 print(sorted(found))
+assert not any(guard._unchanged(g[0], s) for g, s in zip(guard._groups, guard._stamps)
+               if getattr(g[0], "__name__", "") in ("torch", "Tensor", "Module", "numpy.testing"))
 """
 
 

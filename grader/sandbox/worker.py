@@ -7,6 +7,7 @@ safe `codec`. Objects that are not data stay here in `objects` and travel as han
 from __future__ import annotations
 
 import collections
+import gc
 import importlib.util
 import io
 import operator
@@ -24,6 +25,7 @@ import numpy as np
 import torch
 
 from grader.sandbox import codec
+from grader.sandbox.dictversion import version_reader
 from grader.sandbox.protocol import ChannelClosed, GradLeaf, flatten_tensors, recv_msg, send_msg
 
 MAX_TRACEBACK = 4000
@@ -63,6 +65,8 @@ _WATCHED = ("torch", "torch.Tensor", "torch.nn.Module", "torch.nn.functional", "
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
 # Names for which a metaclass's (or ModuleType's) data descriptor wins over the object's own entry
 # in getattr_static.
+_MRO = type.__dict__["__mro__"]
+_DICT = type.__dict__["__dict__"]
 _META_DATA = frozenset(name for meta in (type, type(torch.Tensor), type(torch.nn.Module), types.ModuleType)
                        for name, attr in vars(meta).items() if hasattr(type(attr), "__set__"))
 # Taken by the fork server once it has warmed up (workers inherit it: no cost per check), or by a
@@ -95,6 +99,44 @@ class TamperGuard:
                 except AttributeError:
                     continue
         self._groups = self._grouped()
+        self._read = version_reader()
+        self._stamps = [self._stamp(group[0]) for group in self._groups]
+
+    def _stamp(self, owner: Any) -> tuple | None:
+        """What `_unchanged` compares for `owner`: the dicts `_table` reads its entries from (a
+        class's along its MRO, a plain module's own) with their version tags, and the MRO itself;
+        None where the tags cannot be read (`grader.sandbox.dictversion`)."""
+        if self._read is None:
+            return None
+        if isinstance(owner, type):
+            mro = _MRO.__get__(owner)
+            proxies = [_DICT.__get__(klass) for klass in mro]
+            dicts = [gc.get_referents(proxy) for proxy in proxies]
+            if not all(len(d) == 1 and type(d[0]) is dict and len(d[0]) == len(p) for d, p in zip(dicts, proxies)):
+                return None
+            dicts = [d[0] for d in dicts]
+        elif type(owner) is types.ModuleType:
+            mro = None
+            dicts = [object.__getattribute__(owner, "__dict__")]
+        else:
+            return None
+        addresses = tuple(id(d) for d in dicts)
+        return mro, addresses, tuple(self._read(a) for a in addresses), dicts  # the dicts kept alive
+
+    def _unchanged(self, owner: Any, stamp: tuple | None) -> bool:
+        """No entry of any dict `owner`'s attributes are read from was added, removed or rebound
+        since the snapshot (and a class's MRO is the same tuple, a module still a plain module).
+        Nothing of those dicts' contents is touched: a worker copies no page for it."""
+        if stamp is None:
+            return False
+        mro, addresses, tags, _ = stamp
+        if mro is not None:
+            if _MRO.__get__(owner) is not mro:
+                return False
+        elif type(owner) is not types.ModuleType:
+            return False
+        read = self._read
+        return all(read(address) == tag for address, tag in zip(addresses, tags))
 
     def _grouped(self) -> list[tuple[Any, list, tuple[str, ...], tuple[Any, ...], list]]:
         """The snapshot by owner: (owner, its entries, the names whose value `_now` reads straight
@@ -118,7 +160,14 @@ class TamperGuard:
     def changed(self) -> list[str]:
         found = [f"sys.modules[{name!r}]" for name, module in self.modules.items() if sys.modules.get(name) is not module]
         seen: dict[int, dict[str, Any]] = {}
-        for owner, entries, names, values, rest in self._groups:
+        for (owner, entries, names, values, rest), stamp in zip(self._groups, self._stamps):
+            if self._unchanged(owner, stamp):
+                # the dicts are as they were: only the entries not read from them can differ
+                for label, owner_, name, value in rest:
+                    now = self._now_direct(owner_, name)
+                    if now is not value and not self._by_torch(label, name, now, value):
+                        found.append(f"{label}.{name}")
+                continue
             table = self._table(owner, seen)
             # every value read straight from the table still the same object: only the others can
             # have changed; else each entry is looked at as before, in the snapshot's order
@@ -128,6 +177,24 @@ class TamperGuard:
                 if now is not value and not self._by_torch(label, name, now, value):
                     found.append(f"{label}.{name}")
         return found
+
+    def _now_direct(self, owner: Any, name: str) -> Any:
+        """`_now`, without building the merged table of a class (which takes a reference to every
+        attribute along its MRO): the first of its MRO's dicts that has `name`."""
+        if name not in _META_DATA:
+            if isinstance(owner, type):
+                for klass in _MRO.__get__(owner):
+                    table = _DICT.__get__(klass)
+                    if name in table:
+                        return table[name]
+            elif type(owner) is types.ModuleType:
+                table = object.__getattribute__(owner, "__dict__")
+                if name in table:
+                    return table[name]
+        try:
+            return self._static(owner, name)
+        except AttributeError:
+            return None
 
     def _table(self, owner: Any, seen: dict[int, dict[str, Any]]) -> dict[str, Any]:
         """The entries `_now` reads `owner`'s attributes from without getattr_static: a class's
