@@ -16,6 +16,7 @@ from click.testing import CliRunner
 
 from grader.cli import cli
 from grader.grading import grade
+from grader.runtimes import template_pool
 from grader.sandbox.client import GiB, Limits
 
 BAD = Path(__file__).parent / "data" / "misbehaving"
@@ -100,8 +101,12 @@ def test_no_worker_is_left_running(tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(own))
     monkeypatch.setattr(tempfile, "tempdir", str(own))
     grade([BAD / "hang"], exercises=["05"], visibility="public", timeout_s=1)
-    leftovers = _processes_mentioning(str(own))
+    # the judge template stays for the next grading of this process (grader.runtimes.template_pool):
+    # nothing else may, and it ends when told to
+    leftovers = [c for c in _processes_mentioning(str(own)) if "grader.runtimes.template" not in c]
     assert not leftovers, leftovers
+    template_pool.close_idle()
+    assert not _processes_mentioning(str(own)), _processes_mentioning(str(own))
 
 
 def test_leftover_detection_sees_a_process_of_this_test(tmp_path):

@@ -16,6 +16,7 @@ import pytest
 
 from grader.catalog import Catalog
 from grader.grading import grade
+from grader.runtimes import template_pool
 from grader.runtimes.base import Candidate, JudgeJob
 from grader.runtimes.local import LocalRuntime
 from grader.sandbox.limits import Limits
@@ -140,7 +141,9 @@ def test_judge_and_fork_server_read_as_what_they_are_and_die_with_the_template(t
         runtime.close()
 
 
-def test_a_second_job_reuses_the_template_and_close_ends_it():
+def test_a_second_job_reuses_the_template_and_close_ends_it(monkeypatch):
+    monkeypatch.setenv("GRADER_TEMPLATE_IDLE_S", "0")  # handed back, ended at once: as before the pool
+    template_pool.close_idle()
     job = _public_05_reference()
     runtime = LocalRuntime()
     first = runtime.run(job)
@@ -155,6 +158,53 @@ def test_a_second_job_reuses_the_template_and_close_ends_it():
     assert passed[0] == passed[1] and passed[0] and set(passed[0]) == {"passed"}, passed
     runtime.close()
     assert templates[0].poll() is not None, "close() left the template running"
+
+
+def test_the_runtimes_of_a_process_share_a_template_until_it_idles(monkeypatch):
+    # grade(), validate() and every batch make a runtime of their own: the second takes over the
+    # first one's template (torch imported, warmed up) instead of starting another
+    monkeypatch.setenv("GRADER_TEMPLATE_IDLE_S", "1")
+    template_pool.close_idle()
+    job = _public_05_reference()
+    procs = []
+    for _ in range(2):
+        runtime = LocalRuntime()
+        try:
+            out = runtime.run(job)
+            assert not out.error and {r["outcome"] for r in out.records if r.get("type") == "check"} == {"passed"}
+            procs.append(next(iter(runtime._templates.values())).proc)
+        finally:
+            runtime.close()
+    assert procs[0] is procs[1] and procs[0].poll() is None, "the second runtime started a template of its own"
+    procs[0].wait(timeout=30)  # nobody holds it: ended once idle for GRADER_TEMPLATE_IDLE_S
+    fresh = LocalRuntime()
+    try:
+        assert not fresh.run(job).error
+        assert next(iter(fresh._templates.values())).proc is not procs[0]
+    finally:
+        fresh.close()
+    assert template_pool.close_idle() == 1
+
+
+def test_a_forked_child_leaves_its_parents_templates_alone(monkeypatch):
+    monkeypatch.setenv("GRADER_TEMPLATE_IDLE_S", "60")
+    template_pool.close_idle()
+    runtime = LocalRuntime()
+    runtime.run(_public_05_reference())
+    template = next(iter(runtime._templates.values()))
+    pid = os.fork()
+    if pid == 0:  # the child closes what it inherited: nothing of the parent's may end
+        code = 1
+        try:
+            runtime.close()
+            code = 0 if not template_pool._POOL else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert template.proc.poll() is None and template.ctrl is not None
+    runtime.close()
+    assert template_pool.close_idle() == 1 and template.proc.poll() is not None
 
 
 @pytest.mark.parametrize("value", ["0"])
@@ -196,10 +246,12 @@ def _huge_kb(pid: int) -> int:
     Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text()
     if Path("/sys/kernel/mm/transparent_hugepage/enabled").exists() else "[never]"),
     reason="no transparent huge pages here")
-def test_a_template_told_of_several_jobs_prepares_before_the_first():
+def test_a_template_told_of_several_jobs_prepares_before_the_first(monkeypatch):
     # A lone job's template does nothing for later ones (its judge would wait for it); told that
     # several follow (a batch, a split validation), it collapses its memory (and warms up) before
     # the first judge, which every judge of the batch then inherits instead of redoing
+    monkeypatch.setenv("GRADER_TEMPLATE_IDLE_S", "0")  # a template of its own for each runtime
+    template_pool.close_idle()
     job = _public_05_reference()
     huge = {}
     for many in (False, True):

@@ -18,6 +18,7 @@ import time
 import weakref
 from pathlib import Path
 
+from grader.runtimes import template_pool
 from grader.runtimes.base import JudgeJob, JudgeOutput, RecordTail, Runtime, read_records
 from grader.runtimes.template import JudgeTemplate, TemplateUnavailable
 from grader.sandbox.cleanup import remove_tree
@@ -77,10 +78,10 @@ class LocalRuntime(Runtime):
         self._running: set[subprocess.Popen] = set()
         self._lock = threading.Lock()
         self._cancelled = False
-        self._templates: dict[tuple, JudgeTemplate] = {}
+        self._templates: dict[tuple, JudgeTemplate] = {}  # held from grader.runtimes.template_pool
         self._warned = False
         self.many = False  # more than one judge will be started (expect_jobs)
-        weakref.finalize(self, _close_all, self._templates)
+        weakref.finalize(self, _release_all, self._templates)
 
     def expect_jobs(self, count: int) -> None:
         """With more than one, the judge template warms up and collapses its memory before the
@@ -103,8 +104,12 @@ class LocalRuntime(Runtime):
                 from grader.judge.run import warm_ups
 
                 template = self._template(env)
-                return template.fork(str(spec_path), str(tmp), log.name, str(scratch),
-                                     warm_ups(spec), many=self.many)
+                try:
+                    return template.fork(str(spec_path), str(tmp), log.name, str(scratch),
+                                         warm_ups(spec), many=self.many)
+                except TemplateUnavailable:
+                    self._drop(template)  # no later job waits on it again
+                    raise
             except TemplateUnavailable as exc:  # slower, not different: say so once
                 if not self._warned:
                     self._warned = True
@@ -114,22 +119,31 @@ class LocalRuntime(Runtime):
                                 cwd=tmp, start_new_session=True, preexec_fn=_die_with_parent)
 
     def _template(self, env: dict[str, str]) -> JudgeTemplate:
-        """The judge template for this environment (one per runtime; a test that changes the
-        environment gets another), started on first use. Called under `self._lock`."""
+        """The judge template for this environment (a test that changes the environment gets
+        another), taken from the process's pool on first use (grader.runtimes.template_pool: the
+        runtimes of one process share it). Called under `self._lock`."""
         key = tuple(sorted(env.items()))
         template = self._templates.get(key)
         if template is None or template.ctrl is None or template.proc.poll() is not None:
             if template is not None:  # killed (by a worker where no Landlock scopes signals): a new one
-                template.close()
-            template = self._templates[key] = JudgeTemplate(self.python, env)
+                template_pool.discard(template)
+            template = self._templates[key] = template_pool.acquire(self.python, env)
         return template
 
+    def _drop(self, template: JudgeTemplate) -> None:
+        """`template` failed: out of this runtime and the pool. Called under `self._lock`."""
+        for key, held in list(self._templates.items()):
+            if held is template:
+                del self._templates[key]
+        template_pool.discard(template)
+
     def close(self) -> None:
-        """End the judge templates (grading with this runtime is over)."""
+        """Hand the judge templates back to the process's pool (grading with this runtime is
+        over): another runtime takes them over, or they end once idle (GRADER_TEMPLATE_IDLE_S)."""
         with self._lock:
             templates = dict(self._templates)
             self._templates.clear()
-        _close_all(templates)
+        _release_all(templates)
 
     def run(self, job: JudgeJob) -> JudgeOutput:
         with tempfile.TemporaryDirectory(prefix="grader-local-", ignore_cleanup_errors=True) as tmp, _removed(tmp):
@@ -173,9 +187,9 @@ class LocalRuntime(Runtime):
                                protections=list(env.get("protections", [])), infrastructure=killed)
 
 
-def _close_all(templates: dict) -> None:
+def _release_all(templates: dict) -> None:
     for template in list(templates.values()):
-        template.close()
+        template_pool.release(template)
     templates.clear()
 
 

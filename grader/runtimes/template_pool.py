@@ -1,0 +1,182 @@
+"""Judge templates shared by every local runtime of a process, and ended once idle.
+
+    from grader.runtimes import template_pool
+    template = template_pool.acquire(python, env)   # the one for (python, env), started if needed
+    ...                                              # fork judges from it (grader.runtimes.template)
+    template_pool.release(template)                  # back to the pool: ended after it idles
+    template_pool.discard(template)                  # broken (killed, stopped): ended now
+
+A template costs an interpreter, imports of torch, pytest and the judge, and later the warm-ups
+and the huge-page collapse it does for its judges: 2.5-4 CPU-s. Each `grade()`, `validate()` or
+batch makes a local runtime of its own and closes it when done, so a program that grades again and
+again (a service, a Ray worker, a notebook, the grader's own test suite: 77 runtimes) paid that for
+every call. Closing a runtime now hands its template back; the next runtime of the process with the
+same interpreter and judge environment takes it over, warm. What a template holds is the judge's
+own code, never a job's: it reads no spec, exercise or submission (grader.runtimes.template), so a
+later job learns nothing from an earlier one through it, and each judge and fork server is forked
+fresh from it as before.
+
+A template nobody holds is ended after GRADER_TEMPLATE_IDLE_S seconds (default 60; 0 ends it as
+soon as it is handed back, as before the pool), or sooner when more than MAX_IDLE (2) are idle
+(the oldest first), and with the process in any case: it exits when its control socket closes. `close_idle()` ends every idle one now. A forked child of the process
+starts with an empty pool: the templates are its parent's.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+
+from grader.runtimes.template import JudgeTemplate
+
+DEFAULT_IDLE_S = 60.0
+MAX_IDLE = 2  # templates kept idle at once (another judge environment, e.g. another TMPDIR, makes another)
+
+
+@dataclass
+class _Entry:
+    template: JudgeTemplate
+    key: tuple
+    users: int = 1
+    idle_since: float = 0.0
+
+
+_LOCK = threading.Lock()
+_POOL: dict[tuple, _Entry] = {}
+_REAPER: threading.Thread | None = None
+_WAKE = threading.Event()
+
+
+def idle_seconds() -> float:
+    """How long a template nobody holds is kept (GRADER_TEMPLATE_IDLE_S, default 60)."""
+    try:
+        return max(0.0, float(os.environ.get("GRADER_TEMPLATE_IDLE_S", DEFAULT_IDLE_S)))
+    except ValueError:
+        return DEFAULT_IDLE_S
+
+
+def _alive(template: JudgeTemplate) -> bool:
+    return template.ctrl is not None and template.proc.poll() is None
+
+
+def acquire(python: str, env: dict[str, str]) -> JudgeTemplate:
+    """The pool's template for this interpreter and judge environment, held until `release`d:
+    an idle or busy one that is alive, else a new one (started, not yet ready)."""
+    key = (python, tuple(sorted(env.items())))
+    dead = None
+    with _LOCK:
+        entry = _POOL.get(key)
+        if entry is not None and _alive(entry.template):
+            entry.users += 1
+            return entry.template
+        if entry is not None:
+            dead = entry.template
+        template = JudgeTemplate(python, env)
+        template.owner_pid = os.getpid()  # type: ignore[attr-defined]
+        _POOL[key] = _Entry(template, key)
+    if dead is not None:
+        dead.close()
+    return template
+
+
+def _ours(template: JudgeTemplate) -> bool:
+    """Started by this process (a forked child must not end its parent's templates)."""
+    return getattr(template, "owner_pid", os.getpid()) == os.getpid()
+
+
+def _entry_of(template: JudgeTemplate) -> _Entry | None:
+    return next((e for e in _POOL.values() if e.template is template), None)
+
+
+def release(template: JudgeTemplate) -> None:
+    """Hand `template` back. Ended now when it is dead, not the pool's, or the idle time is 0;
+    else kept for the next runtime and ended once it has been idle that long."""
+    if not _ours(template):
+        return
+    idle = idle_seconds()
+    with _LOCK:
+        entry = _entry_of(template)
+        if entry is not None:
+            entry.users = max(0, entry.users - 1)
+            if entry.users:
+                return
+            if idle > 0 and _alive(template):
+                entry.idle_since = time.monotonic()
+                # a few idle at most (each holds a warmed-up interpreter's memory): the oldest go
+                idlers = sorted((e for e in _POOL.values() if e.users == 0), key=lambda e: e.idle_since)
+                doomed = [_POOL.pop(e.key).template for e in idlers[:-MAX_IDLE]]
+                _start_reaper()
+            else:
+                del _POOL[entry.key]
+                doomed = [template]
+        else:
+            doomed = [template]
+    for old in doomed:
+        old.close()
+
+
+def discard(template: JudgeTemplate) -> None:
+    """`template` failed (it did not fork a judge, it was killed): out of the pool and ended, so
+    that no later runtime waits on it."""
+    if not _ours(template):
+        return
+    with _LOCK:
+        entry = _entry_of(template)
+        if entry is not None:
+            del _POOL[entry.key]
+    template.close()
+
+
+def close_idle() -> int:
+    """End every template that no runtime holds now; how many."""
+    with _LOCK:
+        idle = [key for key, entry in _POOL.items() if entry.users == 0]
+        doomed = [_POOL.pop(key).template for key in idle]
+    for template in doomed:
+        template.close()
+    return len(doomed)
+
+
+def _start_reaper() -> None:  # under _LOCK
+    global _REAPER
+    if _REAPER is None or not _REAPER.is_alive():
+        _REAPER = threading.Thread(target=_reap, name="grader-template-reaper", daemon=True)
+        _REAPER.start()
+    else:
+        _WAKE.set()  # a template's time may now come sooner (the idle time is read again)
+
+
+def _reap() -> None:
+    """End idle templates as their time comes; stop when none is idle."""
+    global _REAPER
+    while True:
+        idle = idle_seconds()
+        now = time.monotonic()
+        with _LOCK:
+            due = [key for key, e in _POOL.items() if e.users == 0 and now - e.idle_since >= idle]
+            doomed = [_POOL.pop(key).template for key in due]
+            waits = [e.idle_since + idle - now for e in _POOL.values() if e.users == 0]
+            if not waits and not doomed:
+                _REAPER = None
+                return
+        for template in doomed:
+            template.close()
+        if waits:
+            _WAKE.wait(max(0.05, min(waits)))
+            _WAKE.clear()
+
+
+def _forget_in_child() -> None:
+    """After os.fork: the templates are the parent's (and the lock may have been held by a thread
+    that does not exist here)."""
+    global _LOCK, _POOL, _REAPER, _WAKE
+    _LOCK = threading.Lock()
+    _POOL = {}
+    _REAPER = None
+    _WAKE = threading.Event()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
