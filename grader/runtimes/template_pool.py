@@ -18,12 +18,15 @@ fresh from it as before.
 
 A template nobody holds is ended after GRADER_TEMPLATE_IDLE_S seconds (default 60; 0 ends it as
 soon as it is handed back, as before the pool), or sooner when more than MAX_IDLE (2) are idle
-(the oldest first), and with the process in any case: it exits when its control socket closes. `close_idle()` ends every idle one now. A forked child of the process
-starts with an empty pool: the templates are its parent's.
+(the oldest first), and with the process in any case: at a normal exit `close_idle()` ends the
+idle ones, and any other exits when its control socket closes. `close_idle()` ends every idle
+one now. A forked child of the process starts with an empty pool: the templates are its
+parent's.
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 import time
@@ -180,3 +183,6 @@ def _forget_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_in_child)
+# A program that ends (the CLI, a test run) ends its idle templates before it goes, as a runtime's
+# close() did before the pool, rather than leaving each to notice its control socket close.
+atexit.register(close_idle)
