@@ -94,6 +94,7 @@ class JudgeTemplate:
     """The client side: starts the template process and asks it for judges (from any thread)."""
 
     def __init__(self, python: str, env: dict[str, str]):
+        self.owner_pid = os.getpid()  # a forked child of this process must not end it (close)
         self._lock = threading.Lock()
         self._log = tempfile.TemporaryFile()
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -156,7 +157,10 @@ class JudgeTemplate:
         return ForkedJudge(int(json.loads(data)["pid"]), mine, spec_path)
 
     def close(self) -> None:
-        """End the template (it kills any judge it still has) and reap it."""
+        """End the template (it kills any judge it still has) and reap it; in a forked child of
+        the process that started it, nothing (the template is the parent's)."""
+        if os.getpid() != self.owner_pid:
+            return
         with self._lock:
             ctrl, self.ctrl = self.ctrl, None
         if ctrl is not None:

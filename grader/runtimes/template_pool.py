@@ -77,16 +77,10 @@ def acquire(python: str, env: dict[str, str]) -> JudgeTemplate:
         if entry is not None:
             dead = entry.template
         template = JudgeTemplate(python, env)
-        template.owner_pid = os.getpid()  # type: ignore[attr-defined]
         _POOL[key] = _Entry(template, key)
     if dead is not None:
         dead.close()
     return template
-
-
-def _ours(template: JudgeTemplate) -> bool:
-    """Started by this process (a forked child must not end its parent's templates)."""
-    return getattr(template, "owner_pid", os.getpid()) == os.getpid()
 
 
 def _entry_of(template: JudgeTemplate) -> _Entry | None:
@@ -95,9 +89,8 @@ def _entry_of(template: JudgeTemplate) -> _Entry | None:
 
 def release(template: JudgeTemplate) -> None:
     """Hand `template` back. Ended now when it is dead, not the pool's, or the idle time is 0;
-    else kept for the next runtime and ended once it has been idle that long."""
-    if not _ours(template):
-        return
+    else kept for the next runtime and ended once it has been idle that long (in a forked child,
+    whose pool is empty, `JudgeTemplate.close` leaves the parent's template alone)."""
     idle = idle_seconds()
     with _LOCK:
         entry = _entry_of(template)
@@ -123,8 +116,6 @@ def release(template: JudgeTemplate) -> None:
 def discard(template: JudgeTemplate) -> None:
     """`template` failed (it did not fork a judge, it was killed): out of the pool and ended, so
     that no later runtime waits on it."""
-    if not _ours(template):
-        return
     with _LOCK:
         entry = _entry_of(template)
         if entry is not None:
