@@ -159,6 +159,44 @@ def _judges_under(pid: int) -> list[int]:
     return found
 
 
+def _grading_under(pid: int) -> list[int]:
+    """Ray workers under `pid` (the worker node's raylet) running a grading task now (Ray names a
+    worker after the task it runs: "ray::grade-submission"); their judges are forked from the
+    machine's shared template, not under the raylet."""
+    return [p for p in _descendants(pid) if _raw_cmd(p).startswith(b"ray::grade-submission")]
+
+
+def _descendants(pid: int) -> set[int]:
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                parents[int(entry)] = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, grown = {pid}, True
+    while grown:
+        more = {p for p, parent in parents.items() if parent in found} - found
+        found |= more
+        grown = bool(more)
+    return found - {pid}
+
+
+def test_ray_workers_of_every_job_share_the_machines_judge_template(cluster, tmp_path):
+    import subprocess
+    import sys
+
+    templates = []
+    for run in range(2):  # two `grader grade` runs: two Ray jobs, each with Ray workers of its own
+        subs = make_submissions(tmp_path / f"subs{run}", 2)
+        out = subprocess.run([sys.executable, "-m", "grader", "grade", *map(str, subs), "--runtime", "ray",
+                              "--address", cluster.address, "--node-runtime", "local", "--memory-gb", "1", "-q"],
+                             capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0 and "2/2 graded, 0 failed" in out.stderr, out.stderr[-2000:]
+        templates.append(sorted(pid for pid, cmd in cluster.processes() if "grader.runtimes.template" in cmd))
+    assert len(templates[0]) == 1 and templates[1] == templates[0], templates
+
+
 def test_killing_a_worker_nodes_raylet_mid_batch_loses_no_submission(cluster, tmp_path):
     import threading
 
@@ -172,7 +210,7 @@ def test_killing_a_worker_nodes_raylet_mid_batch_loses_no_submission(cluster, tm
     def killer():
         deadline = time.monotonic() + 240
         while time.monotonic() < deadline:
-            if _judges_under(raylet):  # a submission is being graded on the worker node: kill the node
+            if _grading_under(raylet):  # a submission is being graded on the worker node: kill the node
                 time.sleep(1.0)
                 os.kill(raylet, 9)
                 killed.append(raylet)
@@ -191,6 +229,10 @@ def test_killing_a_worker_nodes_raylet_mid_batch_loses_no_submission(cluster, tm
     assert [s.percent for s in run.submissions][:2] == EXPECTED
     time.sleep(1)
     assert not _judges_under(raylet), "a judge outlived its node"
+    # the judges of the node's Ray workers are forked from the machine's shared template: those of
+    # the workers that died with their node were killed, the others have finished
+    judges = [pid for pid, cmd in cluster.processes() if "grader.judge" in cmd]
+    assert not judges, f"judges left running after the batch: {judges}"
 
 
 def test_ports_for_one_ray_node_are_distinct_even_when_many_are_asked():

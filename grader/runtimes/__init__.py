@@ -10,7 +10,7 @@ def get_runtime(name: str, **options) -> Runtime:
     if name == "local":
         from grader.runtimes.local import LocalRuntime
 
-        return LocalRuntime()
+        return LocalRuntime(**options)
     if name == "docker":
         from grader.runtimes.docker import DockerRuntime
 

@@ -73,8 +73,11 @@ class LocalRuntime(Runtime):
 
     name = "local"
 
-    def __init__(self, python: str | None = None):
+    def __init__(self, python: str | None = None, shared_templates: bool = False):
         self.python = python or sys.executable
+        # judges forked from the machine's shared template (grader.runtimes.template_shared), as on a
+        # Ray node, instead of this process's own
+        self.shared_templates = shared_templates
         self._running: set[subprocess.Popen] = set()
         self._lock = threading.Lock()
         self._cancelled = False
@@ -127,7 +130,7 @@ class LocalRuntime(Runtime):
         if template is None or template.ctrl is None or template.proc.poll() is not None:
             if template is not None:  # killed (by a worker where no Landlock scopes signals): a new one
                 template_pool.discard(template)
-            template = self._templates[key] = template_pool.acquire(self.python, env)
+            template = self._templates[key] = template_pool.acquire(self.python, env, shared=self.shared_templates)
         return template
 
     def _drop(self, template: JudgeTemplate) -> None:

@@ -60,19 +60,20 @@ def pack(path: Path) -> tuple[str, bytes]:
     return path.name, path.read_bytes()
 
 
-_LOCAL = None
+_LOCAL: dict[bool, object] = {}
 
 
-def _node_local_runtime():
-    """The local runtime of this Ray worker process, kept from task to task: its judge template
-    (grader.runtimes.template) then imports torch once per Ray worker, not once per submission. It
-    ends with the worker (the template exits when its grader process goes)."""
-    global _LOCAL
-    if _LOCAL is None:
+def _node_local_runtime(shared: bool = True):
+    """The local runtime of this Ray worker process, kept from task to task. Its judges are forked
+    from the node's shared judge template (grader.runtimes.template_shared), which imports torch
+    once for every Ray worker of the node and every job that comes to it, not once per worker, and
+    ends itself once idle (GRADER_TEMPLATE_IDLE_S). `shared=False` (GRADER_SHARED_TEMPLATES=0 where
+    the batch is started): a template of this Ray worker's own."""
+    if shared not in _LOCAL:
         from grader.runtimes import get_runtime
 
-        _LOCAL = get_runtime("local")
-    return _LOCAL
+        _LOCAL[shared] = get_runtime("local", shared_templates=shared)
+    return _LOCAL[shared]
 
 
 def _grade_on_node(name: str, payload: bytes, label: str, spec: dict) -> dict:
@@ -96,7 +97,7 @@ def _grade_on_node(name: str, payload: bytes, label: str, spec: dict) -> dict:
             if options.visibility != "public":
                 require_hidden_tests(ctx.selected, "Install torch-grader from its repository on every node, or "
                                                    "use --node-runtime docker.")
-            runtime = _node_local_runtime()
+            runtime = _node_local_runtime(spec.get("shared_templates", True))
     except GraderError as exc:
         raise RuntimeUnavailable(f"on Ray node {node}: {exc}") from None
     extra: dict = {}
@@ -160,7 +161,8 @@ class RayBatch:
         runtime_options = {k: v for k, v in o.runtime_options.items() if k in ("image", "gpus", "require_gpu")}
         return {"exercises": o.exercises, "node_runtime": self.batch.node_runtime, "visibility": o.visibility,
                 "timeout_s": o.timeout_s, "limits": asdict(o.limits), "seed": o.seed,
-                "runtime_options": runtime_options}
+                "runtime_options": runtime_options,
+                "shared_templates": os.environ.get("GRADER_SHARED_TEMPLATES", "1") != "0"}
 
     def run(self, items, begun, done) -> None:
         from grader.results import SubmissionResult

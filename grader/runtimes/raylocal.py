@@ -1,7 +1,8 @@
 """A throwaway Ray cluster on this machine: a head and worker nodes started with the real
 `ray start --head` / `ray start --address`, small (1 CPU, a small object store each), for the
 Ray runtime's tests, benchmarks and the fault-injection script. Everything it started is found
-by its own temporary folder (in every Ray process's command line) and killed by PID on `stop`.
+by its own temporary folder (in every Ray process's command line, and in the nodes' shared judge
+templates') and killed by PID on `stop`.
 """
 
 from __future__ import annotations
@@ -48,10 +49,12 @@ class LocalRayCluster:
         self.tmp = Path(tempfile.mkdtemp(prefix="grader-ray-"))  # short: Ray's socket paths are length-capped
         self.workers: dict[str, int] = {}  # name -> node manager port
         self.port = 0
+        self.client_port = 0
         self.address = ""
 
         def head(ports: list[int]) -> list[str]:
             self.port, client_port = ports.pop(), ports.pop()
+            self.client_port = client_port
             self.address = f"127.0.0.1:{self.port}"
             return ["--head", f"--port={self.port}", f"--num-cpus={head_cpus}", "--include-dashboard=false",
                     f"--ray-client-server-port={client_port}", f"--temp-dir={self.tmp}"]
@@ -62,7 +65,9 @@ class LocalRayCluster:
         """`ray start` with every port chosen here (all distinct: six for any node, two more that
         `args_for` takes for a head); a port another process took in the meantime fails the start,
         and it is tried again with new ports. Returns the node manager port."""
-        env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0"}
+        # the nodes' shared judge templates (grader.runtimes.template_shared) live in the cluster's
+        # folder too: found, and ended, with the rest of it
+        env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "GRADER_TEMPLATE_DIR": str(self.tmp / "templates")}
         for attempt in range(3):
             ports = free_ports(8 if head else 6)
             node_manager = ports.pop()
@@ -89,18 +94,30 @@ class LocalRayCluster:
         return port
 
     def processes(self) -> list[tuple[int, str]]:
-        """(pid, command line) of every process of this cluster (its temp folder in the command line)."""
-        found = []
+        """(pid, command line) of every process of this cluster: those with its temp folder in the
+        command line, their descendants (Ray's agents rename themselves, e.g.
+        "ray::DashboardAgent") and the head's client server (it names no folder)."""
+        marker = str(self.tmp).encode()
+        cmds: dict[int, bytes] = {}
+        parents: dict[int, int] = {}
         for entry in os.listdir("/proc"):
-            if not entry.isdigit():
+            if not entry.isdigit() or int(entry) == os.getpid():
                 continue
             try:
-                cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
+                cmds[int(entry)] = Path(f"/proc/{entry}/cmdline").read_bytes()
+                parents[int(entry)] = int(Path(f"/proc/{entry}/stat").read_bytes().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
                 continue
-            if str(self.tmp) in cmd and int(entry) != os.getpid():
-                found.append((int(entry), cmd))
-        return found
+        # the head's client server is started by `ray start` itself, which exits: known by its port
+        client = f"--port={self.client_port} ".encode().replace(b" ", b"\0")
+        ours = {pid for pid, cmd in cmds.items()
+                if marker in cmd or (b"ray.util.client.server" in cmd and client in cmd + b"\0")}
+        grown = True
+        while grown:
+            more = {pid for pid, parent in parents.items() if parent in ours} - ours
+            ours |= more
+            grown = bool(more)
+        return [(pid, cmds[pid].replace(b"\0", b" ").decode(errors="replace")) for pid in sorted(ours)]
 
     def raylet_pid(self, node_manager_port: int) -> int | None:
         for pid, cmd in self.processes():

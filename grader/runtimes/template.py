@@ -211,12 +211,23 @@ def _become_judge(request: dict, template_pid: int, inherited: list) -> str:
 
 
 def main() -> None:
-    ctrl = socket.socket(fileno=int(sys.argv[1]))
+    # `CTRL_FD PADDING`: one grader's template, on the socket it was started with; `--listen FD
+    # IDLE_S PADDING`: a node's shared template, accepting graders on a listening socket (see
+    # grader.runtimes.template_shared)
+    shared = sys.argv[1] == "--listen"
+    if shared and os.fork() > 0:
+        # a grandchild of the process that started it, which reaps this one at once: a Ray worker
+        # kills its children when it exits (RAY_kill_child_processes_on_worker_exit), and a node's
+        # template is meant to outlive the worker that started it
+        os._exit(0)
+    listener = socket.socket(fileno=int(sys.argv[2 if shared else 1]))
+    idle_s = float(sys.argv[3]) if shared else 0.0
     del sys.path[0]  # the working folder `python -m` put first ("/"): a judge puts its own there
     os.environ.pop(PAD_VARIABLE, None)
     from grader.sandbox.proctitle import set_cmdline
 
-    set_cmdline([sys.executable, "-m", "grader.runtimes.template"])
+    set_cmdline([sys.executable, "-m", "grader.runtimes.template", *(["--listen", listener.getsockname()]
+                                                                    if shared else [])])
     # SIGPIPE stays ignored (Python's default), here and in the judges: a write to a socket whose
     # reader has gone (a grader that stopped waiting, a dead worker) must raise, not kill
     from grader.judge.run import main_forked, preload
@@ -224,9 +235,9 @@ def main() -> None:
     from grader.sandbox.zygote import _warm_up, fork_server_state
 
     torch = preload(set())
+    ready = json.dumps({"ready": True, "pid": os.getpid(), **fork_server_state(torch)}).encode()
     warmed: set[str] = set()
     collapsed = False
-    ctrl.send(json.dumps({"ready": True, "pid": os.getpid(), **fork_server_state(torch)}).encode())
 
     wake_r, wake_w = os.pipe()
     os.set_blocking(wake_r, False)
@@ -234,50 +245,105 @@ def main() -> None:
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
     selector = selectors.DefaultSelector()
-    selector.register(ctrl, selectors.EVENT_READ)
     selector.register(wake_r, selectors.EVENT_READ)
-    judges: dict[int, socket.socket] = {}
+    conns: set[socket.socket] = set()  # the graders' control sockets
+    if shared:
+        listener.setblocking(False)
+        selector.register(listener, selectors.EVENT_READ)
+        path = listener.getsockname()
+        path_inode = os.stat(path).st_ino  # bound by the grader that started this template, just before
+    else:
+        conns.add(listener)
+        selector.register(listener, selectors.EVENT_READ)
+        listener.send(ready)
+    judges: dict[int, tuple[socket.socket, socket.socket]] = {}  # pid -> (its report socket, its grader)
     forks = 0
-    running = True
-    while running:
-        for key, _ in selector.select():
-            if key.fileobj is not ctrl:
+    idle_since: float | None = time.monotonic()  # since when no grader and no judge is here
+
+    def hang_up(conn: socket.socket) -> None:
+        """A grader has gone (or said exit): its judges go with it."""
+        selector.unregister(conn)
+        conns.discard(conn)
+        conn.close()
+        for pid, (_report, owner) in list(judges.items()):
+            if owner is conn:
                 try:
-                    os.read(wake_r, 4096)
-                except BlockingIOError:
+                    os.killpg(pid, signal.SIGKILL)
+                except OSError:
                     pass
+
+    while conns or shared:
+        timeout = None
+        if shared and idle_since is not None:
+            timeout = idle_since + idle_s - time.monotonic()
+            if timeout <= 0:
+                # idle long enough: no new grader finds it; one that connected meanwhile is served
+                _unlink_if_ours(path, path_inode)
+                shared = False
+                while True:
+                    try:
+                        conn, _ = listener.accept()
+                    except OSError:
+                        break
+                    _welcome(conn, conns, selector, ready)
+                selector.unregister(listener)
+                listener.close()
                 continue
-            msg, fds, _, _ = socket.recv_fds(ctrl, 65536, 4)
-            request = json.loads(msg) if msg else {"op": "exit"}
-            reports = [socket.socket(fileno=fd) for fd in fds]
-            if request.get("op") != "fork" or len(reports) != 1:
-                for sock in reports:
-                    sock.close()
-                running = request.get("op") != "exit"
+        for key, _ in selector.select(timeout):
+            if shared and key.fileobj is listener:
+                try:
+                    conn, _ = listener.accept()
+                except (BlockingIOError, InterruptedError):
+                    continue
+                _welcome(conn, conns, selector, ready)
                 continue
-            # From a second job on, or before the first of several: what every fork server does
-            # for itself is done here once, for all the later ones (not for a lone job, which
-            # would wait for it): the warm-ups it asks for, and the collapse into huge pages
-            # (which also makes each fork cheaper).
-            shared = forks > 0 or bool(request.get("many"))
-            missing = set(request.get("warm_ups", ())) - warmed
-            if missing and shared:
-                _warm_up(torch, missing)
-                warmed |= missing
-            if shared and not collapsed:
-                collapse_anonymous_memory()
-                collapsed = True
-            sys.stdout.flush()
-            sys.stderr.flush()
-            me = os.getpid()
-            pid = os.fork()
-            if pid == 0:
-                inherited = [selector, ctrl, wake_r, wake_w, *reports, *judges.values()]
-                main_forked(functools.partial(_become_judge, request, me, inherited))
-            forks += 1
-            judges[pid] = reports[0]
-            _send(reports[0], {"pid": pid})
+            if key.fileobj is not wake_r:
+                conn = key.fileobj
+                try:
+                    msg, fds, _, _ = socket.recv_fds(conn, 65536, 4)
+                except OSError:
+                    msg, fds = b"", []
+                request = json.loads(msg) if msg else {"op": "exit"}
+                reports = [socket.socket(fileno=fd) for fd in fds]
+                if request.get("op") != "fork" or len(reports) != 1:
+                    for sock in reports:
+                        sock.close()
+                    if request.get("op") == "exit":
+                        hang_up(conn)
+                    continue
+                # From a second job on, or before the first of several: what every fork server
+                # does for itself is done here once, for all the later ones (not for a lone job,
+                # which would wait for it): the warm-ups it asks for, and the collapse into huge
+                # pages (which also makes each fork cheaper).
+                many = forks > 0 or bool(request.get("many"))
+                missing = set(request.get("warm_ups", ())) - warmed
+                if missing and many:
+                    _warm_up(torch, missing)
+                    warmed |= missing
+                if many and not collapsed:
+                    collapse_anonymous_memory()
+                    collapsed = True
+                sys.stdout.flush()
+                sys.stderr.flush()
+                me = os.getpid()
+                pid = os.fork()
+                if pid == 0:
+                    inherited = [selector, listener, *conns, wake_r, wake_w, *reports,
+                                 *(report for report, _ in judges.values())]
+                    main_forked(functools.partial(_become_judge, request, me, inherited))
+                forks += 1
+                judges[pid] = (reports[0], conn)
+                _send(reports[0], {"pid": pid})
+                continue
+            try:
+                os.read(wake_r, 4096)
+            except BlockingIOError:
+                pass
         _reap(judges)
+        if conns or judges:
+            idle_since = None
+        elif idle_since is None:
+            idle_since = time.monotonic()
     for pid in judges:
         try:
             os.killpg(pid, signal.SIGKILL)
@@ -289,7 +355,29 @@ def main() -> None:
         time.sleep(0.01)
 
 
-def _reap(judges: dict[int, socket.socket]) -> None:
+def _welcome(conn: socket.socket, conns: set, selector: selectors.BaseSelector, ready: bytes) -> None:
+    """A grader connected to a shared template: it is told the template is ready, as a template's
+    own grader is."""
+    conn.setblocking(True)
+    try:
+        conn.send(ready)
+    except OSError:
+        conn.close()
+        return
+    conns.add(conn)
+    selector.register(conn, selectors.EVENT_READ)
+
+
+def _unlink_if_ours(path: str, inode: int) -> None:
+    """Remove the socket's path unless another template has bound it since (a stale one replaced)."""
+    try:
+        if os.stat(path).st_ino == inode:
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def _reap(judges: dict[int, tuple[socket.socket, socket.socket]]) -> None:
     """Reap every judge that has exited and send its status to whoever asked for it."""
     while True:
         try:
@@ -298,10 +386,10 @@ def _reap(judges: dict[int, socket.socket]) -> None:
             return
         if pid == 0:
             return
-        report = judges.pop(pid, None)
-        if report is not None:
-            _send(report, {"exit": os.waitstatus_to_exitcode(status)})
-            report.close()
+        entry = judges.pop(pid, None)
+        if entry is not None:
+            _send(entry[0], {"exit": os.waitstatus_to_exitcode(status)})
+            entry[0].close()
 
 
 def _send(sock: socket.socket, message: dict) -> None:

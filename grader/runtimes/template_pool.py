@@ -64,10 +64,12 @@ def _alive(template: JudgeTemplate) -> bool:
     return template.ctrl is not None and template.proc.poll() is None
 
 
-def acquire(python: str, env: dict[str, str]) -> JudgeTemplate:
+def acquire(python: str, env: dict[str, str], shared: bool = False) -> JudgeTemplate:
     """The pool's template for this interpreter and judge environment, held until `release`d:
-    an idle or busy one that is alive, else a new one (started, not yet ready)."""
-    key = (python, tuple(sorted(env.items())))
+    an idle or busy one that is alive, else a new one (started, not yet ready). `shared`: a
+    connection to the machine's shared template for them (grader.runtimes.template_shared: the
+    processes of a Ray node share one), started there if none runs."""
+    key = (python, tuple(sorted(env.items())), shared)
     dead = None
     with _LOCK:
         entry = _POOL.get(key)
@@ -76,7 +78,12 @@ def acquire(python: str, env: dict[str, str]) -> JudgeTemplate:
             return entry.template
         if entry is not None:
             dead = entry.template
-        template = JudgeTemplate(python, env)
+        if shared:
+            from grader.runtimes.template_shared import SharedTemplate
+
+            template = SharedTemplate(python, env, idle_s=idle_seconds() or DEFAULT_IDLE_S)
+        else:
+            template = JudgeTemplate(python, env)
         _POOL[key] = _Entry(template, key)
     if dead is not None:
         dead.close()
