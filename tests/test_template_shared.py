@@ -163,6 +163,12 @@ def test_a_folder_that_is_not_the_users_alone_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("GRADER_TEMPLATE_DIR", str(link))
     with pytest.raises(TemplateUnavailable, match="0700"):
         template_dir()
+    # nor inside what a worker's mount namespace shows it again (checked before anything is made)
+    for inside in (Path(sys.prefix) / "no-such-templates", ROOT / "no-such-templates"):
+        monkeypatch.setenv("GRADER_TEMPLATE_DIR", str(inside))
+        with pytest.raises(TemplateUnavailable, match="every worker can read"):
+            template_dir()
+        assert not inside.exists()
     # the grading process says so and starts its judges as fresh interpreters: still graded
     result = _grade(folder, REFERENCE)
     assert set(result["outcomes"]) == {"passed"} and result["template"] is None, result

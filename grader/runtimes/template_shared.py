@@ -21,7 +21,9 @@ checkout or environment starts another template, never a stale one.
 Where it lives: a Unix socket in a folder of this user's only (mode 0700, owned by this uid, not a
 link; GRADER_TEMPLATE_DIR, else `torch-grader-UID/templates` in the temporary folder), with the
 template's log beside it. Workers cannot reach it: their mount namespace covers /tmp and /run
-(grader.sandbox.namespaces), and where they have no namespaces they may make no socket at all.
+(grader.sandbox.namespaces), and where they have no namespaces they may make no socket at all. A
+folder inside what the namespace shows them again (the Python installation, the grader's checkout)
+is refused.
 Starting is serialised by a lock file: the first process binds the socket, hands it to the template
 it starts (so a grader can connect at once and wait for its ready message), and the others connect.
 A socket left by a template that died (refused) is replaced.
@@ -36,6 +38,7 @@ import os
 import socket
 import stat
 import subprocess
+import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -51,6 +54,13 @@ def template_dir() -> Path:
     base = os.environ.get("GRADER_TEMPLATE_DIR") or os.path.join(tempfile.gettempdir(),
                                                                   f"torch-grader-{os.getuid()}", "templates")
     path = Path(base)
+    real = os.path.realpath(path)
+    for seen in (sys.prefix, sys.base_prefix, sys.exec_prefix, str(_GRADER.parent)):
+        root = os.path.realpath(seen)
+        if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+            raise TemplateUnavailable(f"{path} is inside {root}, which every worker can read: shared judge "
+                                      f"templates are not kept there; set GRADER_TEMPLATE_DIR to a folder "
+                                      f"outside the Python installation and the grader's checkout")
     try:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
         info = os.lstat(path)
