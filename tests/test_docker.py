@@ -189,3 +189,12 @@ def test_a_second_build_waits_for_the_first_and_reuses_its_image(image):
         assert thread.is_alive() and not done, "the second build did not wait for the first"
     thread.join(60)
     assert done and done[0].skipped, done
+
+
+def test_idle_openmp_threads_sleep_in_the_container(image):
+    # as on the local runtime (tests/test_speed.py): the container's judge, fork server and
+    # workers wait passively (grader.runtimes.base.thread_env, passed in the container's environment)
+    run = docker_grade([BAD / "spin"], exercises=["05"], visibility="public", timeout_s=30)
+    message = next(c.message for c in by_id(run)["05_broadcast_bias"].checks if "spin:" in (c.message or ""))
+    cpu, wall = (float(v) for v in message.split("spin: cpu ", 1)[1].split()[::2][:2])
+    assert cpu < 0.5 * wall, f"the worker's idle OpenMP threads burnt {cpu:.3f} CPU-s in {wall:.3f} s"

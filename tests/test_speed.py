@@ -378,3 +378,24 @@ def test_workers_find_what_nearly_every_check_needs_already_imported(tmp_path):
         found = call_remote(worker, {"op": "probe", "fn": preloaded}, (), {}, what="probe")
         worker.kill()
     assert sorted(found) == sorted(_PRELOADED), f"imported by each worker on its own: {set(_PRELOADED) - set(found)}"
+
+
+SPIN = ROOT / "tests" / "data" / "misbehaving" / "spin"  # reports the CPU time idle OpenMP threads burn
+
+
+def test_idle_openmp_threads_sleep_in_workers_instead_of_spinning(monkeypatch):
+    # By default an OpenMP thread spins after each parallel region: on 2 cores, 200 regions with a
+    # 1 ms pause between them burnt more CPU than wall time (0.39 CPU-s in 0.36 s); passive waiting
+    # burns a tenth of that. With a judge and a worker sharing the cores, the spinning cost a third
+    # of the catalogue's grading time (grader.runtimes.base.thread_env).
+    from grader.grading import grade
+    from grader.runtimes.base import thread_env
+    from grader.runtimes.local import judge_env
+
+    assert thread_env({}) == {"OMP_WAIT_POLICY": "PASSIVE"} and judge_env()["OMP_WAIT_POLICY"]
+    assert thread_env({"OMP_WAIT_POLICY": "ACTIVE"}) == {"OMP_WAIT_POLICY": "ACTIVE"}  # the user's choice
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    run = grade([SPIN], exercises=["05"], visibility="public", timeout_s=30)
+    message = next(c.message for c in run.submissions[0].exercises[0].checks if "spin:" in (c.message or ""))
+    cpu, wall = (float(v) for v in message.split("spin: cpu ", 1)[1].split()[::2][:2])
+    assert cpu < 0.5 * wall, f"the worker's idle OpenMP threads burnt {cpu:.3f} CPU-s in {wall:.3f} s"

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from grader.errors import RuntimeUnavailable, UsageError
 from grader.image import DEFAULT_TAG, docker_client
-from grader.runtimes.base import Candidate, JudgeJob, JudgeOutput, Runtime, read_records
+from grader.runtimes.base import Candidate, JudgeJob, JudgeOutput, Runtime, read_records, thread_env
 
 LABEL = "torch-grader"
 IMAGE_ROOT = "/opt/grader"
@@ -214,7 +214,8 @@ class DockerRuntime(Runtime):
                                          f"{LABEL}.candidate": cand.label[:60]},
                 # GRADER_LANDLOCK=0 turns the workers' Landlock off, as on hosts without it (tests
                 # use it to check the container's own walls)
-                environment={k: os.environ[k] for k in ("CUDA_VISIBLE_DEVICES", "GRADER_LANDLOCK") if os.environ.get(k)},
+                environment={**{k: os.environ[k] for k in ("CUDA_VISIBLE_DEVICES", "GRADER_LANDLOCK") if os.environ.get(k)},
+                             **thread_env()},
                 user="0:0", log_config=docker.types.LogConfig(type="json-file", config={"max-size": "1m"}),
             )
             notes: list[str] = []

@@ -19,7 +19,7 @@ import weakref
 from pathlib import Path
 
 from grader.runtimes import template_pool
-from grader.runtimes.base import JudgeJob, JudgeOutput, RecordTail, Runtime, read_records
+from grader.runtimes.base import JudgeJob, JudgeOutput, RecordTail, Runtime, read_records, thread_env
 from grader.runtimes.template import JudgeTemplate, TemplateUnavailable
 from grader.sandbox.cleanup import remove_tree
 from grader.sandbox.libc import libc
@@ -38,6 +38,7 @@ def judge_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k in KEPT_ENV}
     env["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(thread_env())  # read by OpenMP when the template (or a fresh judge) imports torch
     return env
 
 

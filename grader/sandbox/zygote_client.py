@@ -32,7 +32,7 @@ def scrubbed_env(scratch_root: str) -> dict[str, str]:
         # runtime initialises the driver, and a driver initialised before fork fails in every child.
         "PYTORCH_NVML_BASED_CUDA_CHECK": "1",
     }
-    for key in ("CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "CUBLAS_WORKSPACE_CONFIG",
+    for key in ("CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "MKL_NUM_THREADS", "CUBLAS_WORKSPACE_CONFIG",
                 "GRADER_HUGEPAGES"):  # the fork server's, read before any worker exists
         if key in os.environ:
             env[key] = os.environ[key]
