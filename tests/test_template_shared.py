@@ -209,3 +209,25 @@ def test_a_worker_cannot_reach_the_shared_templates_socket(tmp_path):
         assert not any("CONNECTED" in m for m in reached), reached
     finally:
         _kill_all(folder)
+
+
+def test_the_starter_keeps_no_child_the_template_is_reparented(tmp_path, monkeypatch):
+    # a Ray worker kills its children when it exits: the template must not be one, and the short
+    # process that started it must have been reaped (no zombie left in the grading process)
+    from grader.runtimes.local import judge_env
+
+    folder = tmp_path / "templates"
+    monkeypatch.setenv("GRADER_TEMPLATE_DIR", str(folder))
+    template = SharedTemplate(sys.executable, judge_env(), idle_s=30)
+    try:
+        template._await_ready()
+        pid = template.state["pid"]
+        assert _templates(folder) == [pid]
+        parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        assert parent != os.getpid()
+        mine = [int(p) for task in Path("/proc/self/task").iterdir()
+                for p in (task / "children").read_text().split()]
+        assert not mine, f"children left in the grading process: {mine}"
+    finally:
+        template.close()
+        _kill_all(folder)

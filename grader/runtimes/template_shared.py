@@ -156,9 +156,9 @@ class SharedTemplate(JudgeTemplate):
                     [python, "-m", "grader.runtimes.template", "--listen", str(listener.fileno()), str(idle_s), PADDING],
                     pass_fds=[listener.fileno()], env={**env, "PYTHONHASHSEED": "0", PAD_VARIABLE: PADDING},
                     cwd="/", stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+            proc.wait()  # it forks the template and exits at once (the template is not our child)
         except OSError as exc:
             raise TemplateUnavailable(f"could not start a shared judge template at {self.path}: {exc}") from None
-            proc.wait()  # it forks the template and exits at once (the template is not our child)
         finally:
             listener.close()
         sock = self._connect()
