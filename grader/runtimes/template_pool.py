@@ -35,6 +35,9 @@ from dataclasses import dataclass
 from grader.runtimes.template import JudgeTemplate
 
 DEFAULT_IDLE_S = 60.0
+# a machine's shared template (a Ray node's, grader.runtimes.template_shared) serves a grading
+# service rather than one program: kept longer, so that the batches of a busy cluster find it warm
+SHARED_IDLE_S = 300.0
 MAX_IDLE = 2  # templates kept idle at once (another judge environment, e.g. another TMPDIR, makes another)
 
 
@@ -52,12 +55,12 @@ _REAPER: threading.Thread | None = None
 _WAKE = threading.Event()
 
 
-def idle_seconds() -> float:
-    """How long a template nobody holds is kept (GRADER_TEMPLATE_IDLE_S, default 60)."""
+def idle_seconds(default: float = DEFAULT_IDLE_S) -> float:
+    """How long a template nobody holds is kept (GRADER_TEMPLATE_IDLE_S, else `default`)."""
     try:
-        return max(0.0, float(os.environ.get("GRADER_TEMPLATE_IDLE_S", DEFAULT_IDLE_S)))
+        return max(0.0, float(os.environ.get("GRADER_TEMPLATE_IDLE_S", default)))
     except ValueError:
-        return DEFAULT_IDLE_S
+        return default
 
 
 def _alive(template: JudgeTemplate) -> bool:
@@ -81,7 +84,7 @@ def acquire(python: str, env: dict[str, str], shared: bool = False) -> JudgeTemp
         if shared:
             from grader.runtimes.template_shared import SharedTemplate
 
-            template = SharedTemplate(python, env, idle_s=idle_seconds() or DEFAULT_IDLE_S)
+            template = SharedTemplate(python, env, idle_s=idle_seconds(SHARED_IDLE_S))
         else:
             template = JudgeTemplate(python, env)
         _POOL[key] = _Entry(template, key)

@@ -10,7 +10,7 @@ template (grader.runtimes.template: torch, pytest and the judge imported once, 2
 process's pool keeps (grader.runtimes.template_pool). But a node runs several Ray workers at once,
 and every new job (each `grader grade --runtime ray`) gets new ones: each paid for a template of
 its own. Here they share one, started by the first of them and kept GRADER_TEMPLATE_IDLE_S seconds
-(default 60) after the last one hangs up.
+(default 300: template_pool.SHARED_IDLE_S) after the last one hangs up.
 
 What it shares is what a process's pool already shares between runtimes: the template reads no
 spec, exercise or submission, so no job learns anything of another through it, and each judge and
