@@ -216,8 +216,12 @@ def test_the_starter_keeps_no_child_the_template_is_reparented(tmp_path, monkeyp
     # process that started it must have been reaped (no zombie left in the grading process)
     from grader.runtimes.local import judge_env
 
+    def children() -> set[int]:  # this process's (a test run's other templates among them)
+        return {int(p) for task in Path("/proc/self/task").iterdir() for p in (task / "children").read_text().split()}
+
     folder = tmp_path / "templates"
     monkeypatch.setenv("GRADER_TEMPLATE_DIR", str(folder))
+    before = children()
     template = SharedTemplate(sys.executable, judge_env(), idle_s=30)
     try:
         template._await_ready()
@@ -225,9 +229,8 @@ def test_the_starter_keeps_no_child_the_template_is_reparented(tmp_path, monkeyp
         assert _templates(folder) == [pid]
         parent = int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
         assert parent != os.getpid()
-        mine = [int(p) for task in Path("/proc/self/task").iterdir()
-                for p in (task / "children").read_text().split()]
-        assert not mine, f"children left in the grading process: {mine}"
+        new = children() - before
+        assert not new, f"children left in the grading process: {new}"
     finally:
         template.close()
         _kill_all(folder)
