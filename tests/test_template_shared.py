@@ -163,6 +163,15 @@ def test_a_folder_that_is_not_the_users_alone_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("GRADER_TEMPLATE_DIR", str(link))
     with pytest.raises(TemplateUnavailable, match="0700"):
         template_dir()
+    # nor under a folder others may rename in (they could swap the folder after the checks)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv("GRADER_TEMPLATE_DIR", str(shared / "templates"))
+    with pytest.raises(TemplateUnavailable, match="writable by other users"):
+        template_dir()
+    shared.chmod(0o1777)  # sticky, as /tmp: others cannot rename what is ours
+    assert template_dir() == shared / "templates"
     # nor inside what a worker's mount namespace shows it again (checked before anything is made)
     for inside in (Path(sys.prefix) / "no-such-templates", ROOT / "no-such-templates"):
         monkeypatch.setenv("GRADER_TEMPLATE_DIR", str(inside))

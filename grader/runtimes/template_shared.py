@@ -19,8 +19,8 @@ environment and the grader's own source files (their sizes and modification time
 checkout or environment starts another template, never a stale one.
 
 Where it lives: a Unix socket in a folder of this user's only (mode 0700, owned by this uid, not a
-link; GRADER_TEMPLATE_DIR, else `torch-grader-UID/templates` in the temporary folder), with the
-template's log beside it. Workers cannot reach it: their mount namespace covers /tmp and /run
+link, in a folder where nobody else may rename it; GRADER_TEMPLATE_DIR, else
+`torch-grader-UID/templates` in the temporary folder), with the template's log beside it. Workers cannot reach it: their mount namespace covers /tmp and /run
 (grader.sandbox.namespaces), and where they have no namespaces they may make no socket at all. A
 folder inside what the namespace shows them again (the Python installation, the grader's checkout)
 is refused.
@@ -69,6 +69,12 @@ def template_dir() -> Path:
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
         raise TemplateUnavailable(f"{path} is not a folder of this user's alone (mode 0700): shared judge "
                                   f"templates are not kept there; remove it or set GRADER_TEMPLATE_DIR")
+    # nor may anyone else swap it for another: its parent is this user's or root's, and others may
+    # not rename in it (not writable by them, or sticky as /tmp is)
+    parent = os.stat(path.parent)
+    if parent.st_uid not in (0, os.getuid()) or (parent.st_mode & 0o022 and not parent.st_mode & stat.S_ISVTX):
+        raise TemplateUnavailable(f"{path.parent} is writable by other users: shared judge templates are not "
+                                  f"kept under it; remove it or set GRADER_TEMPLATE_DIR")
     return path
 
 
