@@ -66,8 +66,11 @@ class LocalRayCluster:
         `args_for` takes for a head); a port another process took in the meantime fails the start,
         and it is tried again with new ports. Returns the node manager port."""
         # the nodes' shared judge templates (grader.runtimes.template_shared) live in the cluster's
-        # folder too: found, and ended, with the rest of it
-        env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "GRADER_TEMPLATE_DIR": str(self.tmp / "templates")}
+        # folder too: found, and ended, with the rest of it. Ray makes its temporary folder writable
+        # by everyone, where template folders are refused: they go in a folder of ours inside it.
+        own = self.tmp / "grader"
+        own.mkdir(mode=0o700, exist_ok=True)
+        env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "GRADER_TEMPLATE_DIR": str(own / "templates")}
         for attempt in range(3):
             ports = free_ports(8 if head else 6)
             node_manager = ports.pop()
