@@ -240,6 +240,12 @@ def test_the_starter_keeps_no_child_the_template_is_reparented(tmp_path, monkeyp
         assert parent != os.getpid()
         new = children() - before
         assert not new, f"children left in the grading process: {new}"
+        assert template.alive()
+        os.kill(pid, signal.SIGKILL)  # its connection hangs up: the pool replaces a template not alive
+        deadline = time.monotonic() + 10
+        while template.alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not template.alive()
     finally:
         template.close()
         _kill_all(folder)

@@ -128,7 +128,7 @@ class LocalRuntime(Runtime):
         runtimes of one process share it). Called under `self._lock`."""
         key = tuple(sorted(env.items()))
         template = self._templates.get(key)
-        if template is None or template.ctrl is None or template.proc.poll() is not None:
+        if template is None or not template.alive():
             if template is not None:  # killed (by a worker where no Landlock scopes signals): a new one
                 template_pool.discard(template)
             template = self._templates[key] = template_pool.acquire(self.python, env, shared=self.shared_templates)

@@ -156,6 +156,10 @@ class JudgeTemplate:
             raise TemplateUnavailable("the judge template did not fork a judge (it has gone)")
         return ForkedJudge(int(json.loads(data)["pid"]), mine, spec_path)
 
+    def alive(self) -> bool:
+        """Not closed, and its process still runs."""
+        return self.ctrl is not None and self.proc.poll() is None
+
     def close(self) -> None:
         """End the template (it kills any judge it still has) and reap it; in a forked child of
         the process that started it, nothing (the template is the parent's)."""

@@ -63,10 +63,6 @@ def idle_seconds(default: float = DEFAULT_IDLE_S) -> float:
         return default
 
 
-def _alive(template: JudgeTemplate) -> bool:
-    return template.ctrl is not None and template.proc.poll() is None
-
-
 def acquire(python: str, env: dict[str, str], shared: bool = False) -> JudgeTemplate:
     """The pool's template for this interpreter and judge environment, held until `release`d:
     an idle or busy one that is alive, else a new one (started, not yet ready). `shared`: a
@@ -76,7 +72,7 @@ def acquire(python: str, env: dict[str, str], shared: bool = False) -> JudgeTemp
     dead = None
     with _LOCK:
         entry = _POOL.get(key)
-        if entry is not None and _alive(entry.template):
+        if entry is not None and entry.template.alive():
             entry.users += 1
             return entry.template
         if entry is not None:
@@ -108,7 +104,7 @@ def release(template: JudgeTemplate) -> None:
             entry.users = max(0, entry.users - 1)
             if entry.users:
                 return
-            if idle > 0 and _alive(template):
+            if idle > 0 and template.alive():
                 entry.idle_since = time.monotonic()
                 # a few idle at most (each holds a warmed-up interpreter's memory): the oldest go
                 idlers = sorted((e for e in _POOL.values() if e.users == 0), key=lambda e: e.idle_since)

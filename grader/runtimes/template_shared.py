@@ -35,6 +35,7 @@ import fcntl
 import hashlib
 import json
 import os
+import select
 import socket
 import stat
 import subprocess
@@ -95,29 +96,6 @@ def template_key(python: str, env: dict[str, str]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]  # a socket path has 107 bytes at most
 
 
-class _Connection:
-    """Stands in for a started template's Popen: alive while the connection is."""
-
-    def __init__(self, template: SharedTemplate):
-        self.template = template
-
-    def poll(self) -> int | None:
-        ctrl = self.template.ctrl
-        if ctrl is None:
-            return -1
-        import select
-
-        poller = select.poll()
-        poller.register(ctrl, select.POLLHUP | select.POLLERR)
-        return -1 if poller.poll(0) else None
-
-    def wait(self, timeout: float | None = None) -> int:
-        return 0
-
-    def kill(self) -> None:
-        pass
-
-
 class SharedTemplate(JudgeTemplate):
     """A connection to the node's shared template for (python, env); the JudgeTemplate interface."""
 
@@ -136,7 +114,6 @@ class SharedTemplate(JudgeTemplate):
             with open(folder / f"{key}.lock", "a") as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)
                 self.ctrl = self._connect() or self._start(python, env, idle_s)
-        self.proc = _Connection(self)
 
     def _connect(self) -> socket.socket | None:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -171,6 +148,15 @@ class SharedTemplate(JudgeTemplate):
         if sock is None:
             raise TemplateUnavailable(f"the shared judge template at {self.path} did not accept")
         return sock
+
+    def alive(self) -> bool:
+        """While the connection is: the template hangs up only by ending."""
+        ctrl = self.ctrl
+        if ctrl is None:
+            return False
+        poller = select.poll()
+        poller.register(ctrl, select.POLLHUP | select.POLLERR)
+        return not poller.poll(0)
 
     def _await_ready(self) -> None:
         try:
