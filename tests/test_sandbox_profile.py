@@ -356,6 +356,104 @@ def test_restricted_worker_has_no_ipc_keyring_nor_dev_shm(zygote):
     assert not os.path.exists(f"/dev/shm/{name}")
 
 
+def _processes_seen(outside: list[int]) -> dict:
+    import signal
+
+    found = {"pid": os.getpid(), "ppid": os.getppid(),
+             "proc": sorted(int(p) for p in os.listdir("/proc") if p.isdigit())}
+    for pid in outside:
+        try:
+            os.kill(pid, signal.SIGSTOP)
+            os.kill(pid, signal.SIGCONT)
+            found[pid] = "signalled"
+        except OSError as exc:
+            found[pid] = type(exc).__name__
+    return found
+
+
+@needs_namespaces
+def test_worker_without_landlock_can_neither_see_nor_signal_a_process_outside(zygote):
+    """Where Landlock cannot scope signals (ABI < 6, gVisor; no Landlock at all here), the worker's
+    own PID namespace keeps the judge, the fork server and every other process of the machine
+    out of its reach: it is PID 1 there, its /proc lists its own processes only, and none outside
+    can be named, so none can be signalled (before, a worker walked its ancestors and SIGKILLed
+    the judge template serving every other submission)."""
+    outside = [os.getpid(), zygote.pid, os.getppid()]
+    found = run_probe(zygote, _processes_seen, outside, use_landlock=False)
+    assert (found["pid"], found["ppid"], found["proc"]) == (1, 0, [1]), found
+    assert all(found[pid] == "ProcessLookupError" for pid in outside), found
+
+
+def test_a_fork_server_killed_from_outside_is_replaced(tmp_path):
+    """A worker can no longer signal its fork server (its PID namespace, or Landlock), but the
+    machine can (the OOM killer, an operator's kill): the next worker comes from a fresh fork
+    server, and the incident is recorded for the report."""
+    import signal
+
+    from grader.sandbox.client import Zygote
+
+    zygote = Zygote(str(tmp_path))
+    zygote.start()
+    try:
+        # (a stopped one is told from a busy one in tests/test_fork_server_protocol.py)
+        for sig, said in ((signal.SIGKILL, "was killed"),):
+            worker = Worker(zygote, str(DATA / "sandbox_subject.py"), "sandbox_subject", Limits(),
+                            profile="namespaces" if NAMESPACES is None else "restricted",
+                            deadline=time.monotonic() + 120)
+            worker.start()
+            first = zygote.pid
+            os.kill(first, sig)
+            time.sleep(0.5)
+            worker.kill()
+            again = Worker(zygote, str(DATA / "sandbox_subject.py"), "sandbox_subject", Limits(),
+                           profile="namespaces" if NAMESPACES is None else "restricted",
+                           deadline=time.monotonic() + 120)
+            again.start()
+            try:
+                assert call_remote(again, {"op": "probe", "fn": _touch}, (1,), {}, what="probe") == 1 << 18
+            finally:
+                again.kill()
+            assert zygote.pid != first
+            assert any(said in incident for incident in zygote.incidents), zygote.incidents
+    finally:
+        zygote.close(kill=True)
+
+
+def _exit_with(code: int) -> None:
+    os._exit(code)
+
+
+@needs_namespaces
+def test_fork_server_reads_and_kills_the_process_running_the_candidates_code(zygote):
+    """The fork server's child only waits in private namespaces; the candidate's code runs in its
+    child, PID 1 of the worker's namespace. Memory is read from that process (its peak mark reset
+    and read there), the kill is aimed at it, and the waiter reports how it ended."""
+    worker = Worker(zygote, str(DATA / "sandbox_subject.py"), "sandbox_subject", Limits(), landlock=True,
+                    profile="namespaces", deadline=time.monotonic() + 120, network="loopback")
+    worker.start()
+    try:
+        process = zygote.process(worker.pid)
+        assert process is not None and process != worker.pid
+        with open(f"/proc/{process}/status") as fh:
+            status = dict(line.split(":", 1) for line in fh if ":" in line)
+        assert status["NSpid"].split()[-1] == "1" and int(status["PPid"]) == worker.pid, status["NSpid"]
+        before = zygote.peak_memory(worker.pid, reset=True)
+        call_remote(worker, {"op": "probe", "fn": _touch}, (64,), {}, what="probe")
+        after = zygote.peak_memory(worker.pid)
+        assert after["hwm"] - before["rss"] >= 64 << 20, (before, after)
+        with pytest.raises(Exception, match="exited with status 7"):
+            call_remote(worker, {"op": "probe", "fn": _exit_with}, (7,), {}, what="probe")
+    finally:
+        worker.kill()
+    assert not os.path.exists(f"/proc/{process}")
+
+
+def _touch(mib: int) -> int:
+    import numpy as np
+
+    return int(np.ones(mib << 18, dtype=np.float32).sum())
+
+
 def _memory_accounting_locks() -> dict:
     import ctypes
 

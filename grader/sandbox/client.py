@@ -154,7 +154,8 @@ class Worker:
     sandbox: Any = None  # what the worker reported: the Landlock ABI applied, or why it failed
     deadline: float | None = None  # monotonic; set by the judge for the check in progress
     time_limit: float | None = None  # for messages
-    pid: int | None = None
+    pid: int | None = None  # the fork server's child: what it kills and reaps
+    process: int | None = None  # the process running the candidate's code (see zygote.Workers)
     dead: str | None = None
     scratch: str = ""
     _sock: socket.socket | None = None
@@ -203,7 +204,8 @@ class Worker:
             raise _Violation(f"output limit exceeded: the worker wrote more than "
                              f"{self.limits.output_bytes // MiB} MiB to stdout/stderr")
         if self.pid is not None:
-            used, count = tree_memory(self.pid, self.zygote.pid, others=self.zygote.live - {self.pid})
+            root = self._process()
+            used, count = tree_memory(root, self.zygote.pid, others=self.zygote.live - {root})
             if used is None:
                 return
             if self.zygote.attached:
@@ -225,6 +227,15 @@ class Worker:
                                  f"process{'es' if count > 1 else ''})")
             if count > self.limits.processes:
                 raise _Violation(f"process limit exceeded: {count} processes (the limit is {self.limits.processes})")
+
+    def _process(self) -> int:
+        """The process whose memory is the worker's: in private namespaces, the fork server's child
+        is a waiter and the worker its child (asked of the fork server until it knows; the
+        waiter until then, which counts the worker among its descendants)."""
+        assert self.pid is not None
+        if self.process is None:
+            self.process = self.zygote.process(self.pid) if self.profile == "namespaces" else self.pid
+        return self.process or self.pid
 
     def _receive(self, what: str) -> dict:
         assert self._sock is not None
@@ -276,10 +287,12 @@ class Worker:
         judge goes on."""
         if self.pid is None:
             return "never started"
-        pid, self.pid = self.pid, None
+        pid, process, self.pid, self.process = self.pid, self.process, None, None
         status = self.zygote.wait(pid, detach=detach)  # the zygote kills the worker's session, then reaps it
         if status.get("zygote_lost"):
             kill_session(pid)
+            if process and process != pid:
+                kill_session(process)
         if self._sock is not None:
             self._sock.close()
             self._sock = None

@@ -11,6 +11,15 @@ listening on 127.0.0.1). So the worker first moves into namespaces of its own:
   sockets, the internet) is reachable;
 - IPC: System V objects and POSIX message queues of its own, gone when the worker's last process
   exits;
+- PID: the worker runs as the first process (PID 1) of a namespace of its own, with /proc mounted
+  afresh for it where the kernel allows: no process outside (its judge, the judge template, other
+  candidates' judges and workers) can be named, so none can be signalled, traced or read through
+  /proc, even where Landlock cannot scope signals (ABI < 6, gVisor, no Landlock at all). A new PID
+  namespace holds only the children of the process that made it: the worker forks once more after
+  `unshare` (`_split`). The fork server's child stays outside as a small waiter (it reports the
+  worker's pid to the fork server, then ends as the worker ends); as PID 1, the worker takes only
+  the signals it has a handler for from inside its namespace (its own `kill(getpid(), SIGSTOP)` does
+  nothing); from outside, SIGKILL always works, and when it ends every process it started ends too;
 - mount: the folders where a machine keeps Unix sockets and shared files (/run, /var/run, /tmp,
   /var/tmp, /home, /root, /mnt, /media) are covered by empty tmpfs mounts, with only the paths the
   worker needs (its submission, its scratch, the Python installation when it lives there) bound
@@ -27,6 +36,7 @@ from __future__ import annotations
 import ctypes
 import fcntl
 import os
+import signal
 import socket
 import struct
 from collections.abc import Iterable
@@ -34,7 +44,10 @@ from collections.abc import Iterable
 from grader.sandbox.libc import libc as _libc
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWUSER = 0x00020000, 0x08000000, 0x40000000, 0x10000000
-MS_BIND, MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV = 0x1000, 0x4000, 0x40000, 0x2, 0x4
+CLONE_NEWPID = 0x20000000
+MS_BIND, MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x1000, 0x4000, 0x40000, 0x2, 0x4, 0x8
+PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 1, 4, 36
+FLAGS = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWPID
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
 
 # Where machines keep sockets (docker.sock, ssh-agent, D-Bus, X11, systemd) and shared scratch.
@@ -112,12 +125,76 @@ def _hide(keep: list[str], shm_bytes: int) -> None:
             os.close(fd)
 
 
-def enter(keep: Iterable[str], shm_bytes: int) -> None:
-    """Move the calling process (single-threaded, just forked) into private network, IPC and mount
-    namespaces as described above. `keep`: paths the worker needs that may sit in a hidden
-    folder. Raises OSError (nothing changed, or the process must not go on: the caller decides)."""
+def _wait_and_mirror(child: int, report_fd: int) -> None:
+    """The fork server's child once the worker (`child`) runs in the new PID namespace: tell the
+    fork server the worker's pid (as the fork server sees it: this process is outside the
+    namespace), hold nothing of the worker's, wait for it and end as it ended (the exit status the
+    fork server reports to the judge). Never returns."""
+    code = 70
+    try:
+        try:
+            os.write(report_fd, str(child).encode())
+        finally:
+            # the channel to the judge and the output pipe are the worker's: the judge sees their
+            # end when the worker's ends, not this process's
+            os.closerange(3, 1 << 16)
+        # not traceable, and its /proc files not readable, by the worker (same user, same user
+        # namespace, no capabilities left: being non-dumpable is what stops it)
+        _libc().prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+        while True:
+            try:
+                _, status = os.waitpid(child, 0)
+                break
+            except InterruptedError:
+                continue
+        if os.WIFSIGNALED(status):
+            sig = os.WTERMSIG(status)
+            try:
+                signal.signal(sig, signal.SIG_DFL)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {sig})
+            except (OSError, ValueError):
+                pass
+            os.kill(os.getpid(), sig)
+            code = 128 + sig  # a signal whose default is not to end a process
+        elif os.WIFEXITED(status):
+            code = os.WEXITSTATUS(status)
+    finally:
+        os._exit(code)
+
+
+def _split(report_fd: int) -> None:
+    """Fork the worker into the PID namespace `unshare` made for this process's children: the
+    child (PID 1 there) returns and goes on as the worker; this process stays outside as its waiter
+    (`_wait_and_mirror`)."""
+    libc = _libc()
+    child = os.fork()
+    if child:
+        _wait_and_mirror(child, report_fd)
+    os.close(report_fd)
+    # a process group of its own: kill(0, ...) or killpg of its own group from the worker reaches
+    # the worker's processes only, not its waiter outside (whose stop would hold up the reaping)
+    os.setpgid(0, 0)
+    # dies with its waiter (the fork server kills the waiter's session, or the waiter dies with the
+    # fork server), and adopts its own orphans (as PID 1 it does anyway; not inherited by fork)
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    # /proc of this namespace: the host's processes vanish from it. The kernel refuses where the
+    # host's /proc is partly covered (a container's masked paths): the host's stays, and the PID
+    # namespace still keeps every process outside from being signalled or traced.
+    try:
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except OSError:
+        pass
+
+
+def enter(keep: Iterable[str], shm_bytes: int, report_fd: int | None = None) -> None:
+    """Move the calling process (single-threaded, just forked) into private network, IPC, mount
+    and PID namespaces as described above. `keep`: paths the worker needs that may sit in a hidden
+    folder. `report_fd`: where the waiter left outside writes the worker's pid (see `_split`);
+    closed in the worker. Raises OSError (nothing changed, or the process must not go on: the
+    caller decides)."""
     uid, gid = os.geteuid(), os.getegid()
-    flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET
+    flags = FLAGS
     if uid != 0:
         flags |= CLONE_NEWUSER
     _check(_libc().unshare(ctypes.c_int(flags)), "unshare")
@@ -128,6 +205,9 @@ def enter(keep: Iterable[str], shm_bytes: int) -> None:
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing mounted here reaches the host, nor back
     _hide(list(keep), shm_bytes)
     _loopback_up()
+    if report_fd is None:
+        report_fd = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+    _split(report_fd)
 
 
 def available() -> str | None:
@@ -135,7 +215,7 @@ def available() -> str | None:
     Tried in a forked child (a multi-threaded process may not enter a user namespace)."""
     if not os.path.isdir("/proc/self/ns"):
         return "not Linux"
-    flags = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | (CLONE_NEWUSER if os.geteuid() != 0 else 0)
+    flags = FLAGS | (CLONE_NEWUSER if os.geteuid() != 0 else 0)
     libc = _libc()  # loaded before the fork: the child takes no lock another thread may hold
     pid = os.fork()
     if pid == 0:
@@ -152,4 +232,6 @@ def available() -> str | None:
 def protections() -> list[str]:
     """What `enter` gives, in words (for reports)."""
     return ["private network namespace (loopback only: sockets allowed, nothing of the host reachable)",
-            "private IPC namespace", f"host socket folders hidden ({', '.join(HIDDEN)}), private /dev/shm"]
+            "private IPC namespace",
+            "private PID namespace (no process outside the worker's own can be signalled or traced)",
+            f"host socket folders hidden ({', '.join(HIDDEN)}), private /dev/shm"]

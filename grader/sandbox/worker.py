@@ -514,15 +514,26 @@ def _sandbox(config: dict) -> int | str:
 
     failed = []
     profile = config.get("profile", "restricted")
-    if profile == "namespaces":
-        read, write = sandbox_paths(config)
-        try:
-            namespaces.enter([p for p in read + write if not p.startswith(("/proc", "/sys", "/dev"))],
-                             int(config.get("shm_bytes", 1 << 30)))
-        except OSError as exc:
-            failed.append(f"entering private namespaces failed: {exc}")
-            profile = "restricted"  # the host is not hidden: no sockets
-        os.chdir(config["scratch"])  # the bound-back scratch folder
+    report_fd = config.get("report_fd")  # the fork server learns the worker's pid from it (see namespaces._split)
+    try:
+        if profile == "namespaces":
+            read, write = sandbox_paths(config)
+            try:
+                namespaces.enter([p for p in read + write if not p.startswith(("/proc", "/sys", "/dev"))],
+                                 int(config.get("shm_bytes", 1 << 30)), report_fd)
+                report_fd = None  # closed by enter
+            except OSError as exc:
+                failed.append(f"entering private namespaces failed: {exc}")
+                profile = "restricted"  # the host is not hidden: no sockets
+            os.chdir(config["scratch"])  # the bound-back scratch folder
+    finally:
+        # closed before any of the candidate's code runs: what the fork server reads there is ours
+        # (nothing written: the worker is this process)
+        if report_fd is not None:
+            try:
+                os.close(report_fd)
+            except OSError:
+                pass
     families = () if profile == "restricted" else \
         privileges.PRIVATE_NETWORK_FAMILIES if config.get("network", "loopback") == "loopback" else (privileges.AF_UNIX,)
     steps = [("dropping capabilities", privileges.drop_capabilities)]

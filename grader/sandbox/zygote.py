@@ -2,7 +2,7 @@
 
 Started by the judge with a scrubbed environment and nothing of the judge's in memory (no hidden
 tests, no solutions; on the local runtime it is forked from its judge before the judge reads its
-job, so it also holds the judge's imported modules, pytest among them: `serve_forked`), it answers three requests on its control socket (JSON, from the judge only):
+job, so it also holds the judge's imported modules, pytest among them: `serve_forked`), it answers these requests on its control socket (JSON, from the judge only):
 
 - fork: with two file descriptors attached (the worker's channel and its output pipe), fork a
   worker in a new session, and answer its pid;
@@ -13,6 +13,8 @@ job, so it also holds the judge's imported modules, pytest among them: `serve_fo
   it answers once the kill is sent and reaps afterwards, before reading the next request;
 - kill_all: kill and reap every worker and stray (a warm judge whose run was cancelled mid-check,
   `grader watch`); answer how many;
+- peak, tree, process: a worker's memory peak (resetting the mark first if asked), its process
+  tree's memory, the pid of the process that runs its code (see `Workers`);
 - exit.
 
 Each worker runs in `<scratch_root>/w<pid>`, a folder it makes itself (mode 0700).
@@ -30,6 +32,7 @@ import select
 import signal
 import socket
 import sys
+import time
 
 from grader.sandbox.cleanup import remove_tree
 from grader.sandbox.hugepages import Collapser
@@ -180,13 +183,18 @@ def peak_memory(pid: int, reset: bool = False, base: int | None = None) -> dict:
     return answer
 
 
-def _fork_worker(ctrl: socket.socket, request: dict, fds: list[int]) -> int:
+def _fork_worker(ctrl: socket.socket, request: dict, fds: list[int]) -> tuple[int, int]:
+    """Fork a worker; answer its pid and the pipe on which it says which process runs the
+    candidate's code (see `Workers`)."""
     channel_fd, output_fd = fds
+    report_r, report_w = os.pipe()
     pid = os.fork()
     if pid == 0:  # the worker
         code = 70
         try:
             ctrl.close()
+            os.close(report_r)
+            request = {**request, "report_fd": report_w}
             os.setsid()
             _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             # What a measured call's processes write is counted in page faults (see
@@ -210,7 +218,84 @@ def _fork_worker(ctrl: socket.socket, request: dict, fds: list[int]) -> int:
             os._exit(code)
     os.close(channel_fd)
     os.close(output_fd)
-    return pid
+    os.close(report_w)
+    os.set_blocking(report_r, False)
+    return pid, report_r
+
+
+class Workers:
+    """The fork server's live workers. Each is known by the pid of the process it forked (its
+    child: what the judge names, waits for, kills with its session). In private namespaces that
+    child is only a waiter and the candidate's code runs in the waiter's child, PID 1 of the
+    worker's own PID namespace (see grader.sandbox.namespaces): the waiter writes that process's
+    pid on a pipe before anything of the candidate's runs (the worker closes the pipe unwritten
+    otherwise). Memory is read from, and the kill aimed at, that process (`process`)."""
+
+    def __init__(self) -> None:
+        self.active: set[int] = set()
+        self._reports: dict[int, int] = {}  # worker -> the read end of its pipe, until read
+        self._process: dict[int, int] = {}  # worker -> the process running the candidate's code
+
+    def add(self, pid: int, report_fd: int) -> None:
+        self.active.add(pid)
+        self._reports[pid] = report_fd
+
+    def process(self, pid: int) -> int | None:
+        """The pid of the process running worker `pid`'s code: `pid` itself, its child in a PID
+        namespace, or None while the worker has not said yet (it is still entering its sandbox)."""
+        if pid in self._process:
+            return self._process[pid]
+        fd = self._reports.get(pid)
+        if fd is None:
+            return pid if pid in self.active else None
+        try:
+            data = os.read(fd, 32)
+        except BlockingIOError:
+            return None
+        except OSError:
+            data = b""
+        os.close(fd)
+        del self._reports[pid]
+        self._process[pid] = int(data) if data.isdigit() else pid
+        return self._process[pid]
+
+    def discard(self, pid: int) -> None:
+        self.active.discard(pid)
+        self._process.pop(pid, None)
+        fd = self._reports.pop(pid, None)
+        if fd is not None:
+            os.close(fd)
+
+    def kill(self, pid: int) -> None:
+        """SIGKILL the worker: the process running its code first (PID 1 of its namespace: every
+        process it started dies with it, and its waiter then ends as it ended), then, unless that
+        is a separate process the waiter reports on, the worker's session."""
+        process = self.process(pid)
+        if process is not None and process != pid:
+            try:
+                os.kill(process, signal.SIGKILL)
+            except OSError:
+                pass
+            return
+        kill_session(pid)
+
+    def reap(self, pid: int) -> int | None:
+        """Wait for worker `pid` after `kill`: its waiter ends as soon as the worker does; one that
+        has not within 2 s is killed with its session."""
+        process = self._process.get(pid, pid)
+        deadline = time.monotonic() + 2 if process != pid else None
+        while True:
+            try:
+                done, status = os.waitpid(pid, os.WNOHANG if deadline else 0)
+            except ChildProcessError:
+                return None
+            if done:
+                return status
+            if time.monotonic() > deadline:
+                kill_session(pid)
+                deadline = None
+            else:
+                time.sleep(0.001)
 
 
 def _warm_up(torch, features: set[str]) -> None:
@@ -341,7 +426,8 @@ def serve(ctrl: socket.socket, scratch_root: str, torch) -> None:
     grader.sandbox.worker.PRISTINE = grader.sandbox.worker.TamperGuard()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
-    active: set[int] = set()
+    workers = Workers()
+    active = workers.active
     seeded: int | None = None  # the seed the generators were last set to here
     # Every object here is shared with the workers copy-on-write: keep the workers' garbage
     # collector from walking (and so copying) them all.
@@ -370,25 +456,23 @@ def serve(ctrl: socket.socket, scratch_root: str, torch) -> None:
                 grader.sandbox.worker.seed_everything(seed)
                 seeded = seed
             base = _resident()
-            pid = _fork_worker(ctrl, {**request, "scratch_root": scratch_root, "preseeded": seeded}, list(fds))
-            active.add(pid)
+            pid, report_fd = _fork_worker(ctrl, {**request, "scratch_root": scratch_root, "preseeded": seeded},
+                                          list(fds))
+            workers.add(pid, report_fd)
             bases[pid] = base
             answer = {"pid": pid}
         elif op == "wait":
             pid = int(request["pid"])
             if pid in active:
-                kill_session(pid)
+                workers.kill(pid)
             if request.get("detach"):
                 # The judge does not need how it ended: answer now and reap while the judge moves
                 # on. Requests are served in order, so the reaping (strays included) is done before
                 # the next worker is forked.
                 ctrl.send(json.dumps({"exit": None, "detached": True, "id": rid}).encode())
-            try:
-                _, status = os.waitpid(pid, 0)
-                answer = describe_status(status)
-            except ChildProcessError:
-                answer = {"exit": None}
-            active.discard(pid)
+            status = workers.reap(pid)
+            answer = {"exit": None} if status is None else describe_status(status)
+            workers.discard(pid)
             bases.pop(pid, None)
             answer["strays_killed"] = _reap_strays(active)
             left = remove_tree(os.path.join(scratch_root, f"w{pid}"))  # deep trees too; never raises
@@ -397,30 +481,32 @@ def serve(ctrl: socket.socket, scratch_root: str, torch) -> None:
             if request.get("detach"):
                 continue
         elif op == "kill_all":
+            killed = len(active)
             for pid in list(active):
-                kill_session(pid)
-                try:
-                    os.waitpid(pid, 0)
-                except ChildProcessError:
-                    pass
+                workers.kill(pid)
+                workers.reap(pid)
+                workers.discard(pid)
                 remove_tree(os.path.join(scratch_root, f"w{pid}"))
-            answer = {"killed": len(active)}
-            active.clear()
+            answer = {"killed": killed}
             bases.clear()
             answer["strays_killed"] = _reap_strays(active)
         elif op == "peak":
             pid = int(request["pid"])
-            answer = peak_memory(pid, bool(request.get("reset")), bases.get(pid)) if pid in active \
-                else {"error": "not a worker of this fork server"}
+            process = workers.process(pid)
+            answer = peak_memory(process, bool(request.get("reset")), bases.get(pid)) if process is not None \
+                else {"error": "not a running worker of this fork server"}
         elif op == "tree":
             # the worker's tree as this process (the workers' user) sees it: in the container the
             # judge is another user, and the kernel hides the children's smaps_rollup from it
-            pid = int(request["pid"])
-            if pid in active:
-                used, count = tree_memory(pid, os.getpid(), others=active - {pid})
+            process = workers.process(int(request["pid"]))
+            if process is not None:
+                used, count = tree_memory(process, os.getpid(), others=active - {process})
                 answer = {"used": used, "count": count}
             else:
-                answer = {"error": "not a worker of this fork server"}
+                answer = {"error": "not a running worker of this fork server"}
+        elif op == "process":
+            # which process runs a worker's code (see Workers): the judge reads its memory itself
+            answer = {"process": workers.process(int(request["pid"]))}
         elif op == "hugepages":  # what the collapse has done so far (tests, reports)
             answer = {"hugepages": collapser.summary()}
         elif op == "exit":
@@ -429,6 +515,8 @@ def serve(ctrl: socket.socket, scratch_root: str, torch) -> None:
             answer = {"error": f"unknown op {op!r}"}
         answer["id"] = rid
         ctrl.send(json.dumps(answer).encode())
+    for pid in list(active):
+        workers.kill(pid)
     for pid in list(active) + _stray_children(set()):
         try:
             os.killpg(pid, signal.SIGKILL)

@@ -269,6 +269,22 @@ class Zygote:
             self._lose(str(exc) if isinstance(exc, ChannelClosed) and str(exc) else self._state() or "closed its channel")
             return {"error": f"the worker fork server {self.lost}"}
 
+    def process(self, pid: int) -> int | None:
+        """The pid of the process that runs worker `pid`'s code (in a PID namespace of its own, the
+        worker's child: see grader.sandbox.zygote.Workers); None while the worker has not said yet,
+        or when the fork server cannot answer."""
+        if self.lost or self.ctrl is None:
+            return None
+        try:
+            answer = self._answer(timeout=2, want=self._send({"op": "process", "pid": pid}))
+        except AnswerLate:
+            return None
+        except (ChannelClosed, OSError) as exc:
+            self._lose(str(exc) if isinstance(exc, ChannelClosed) and str(exc) else self._state() or "closed its channel")
+            return None
+        process = answer.get("process")
+        return process if isinstance(process, int) else None
+
     def hugepages(self) -> str:
         """What the fork server has collapsed into huge pages so far (it does so while idle)."""
         if self.lost or self.ctrl is None:

@@ -207,10 +207,15 @@ MAIN = [
     Attack("read_hidden", {"*": r"could not read the reference: .*(" + DENIED + "|hidden from the worker)"},
            reference_10=True,
            flags=("imports the grader", "runs code built at run time (exec)")),
-    Attack("snoop_secrets", {FEATURE: r"my environment: \{", SAMPLE: r"other processes: .*" + DENIED,
+    # other processes' files are refused, or (local: the worker's own PID namespace) there is no
+    # other process to name: getppid() is 0, and /proc/0 does not exist
+    Attack("snoop_secrets", {FEATURE: r"my environment: \{",
+                             SAMPLE: r"other processes: (.*" + DENIED + r"|0/environ: No such file or directory "
+                                     r"\| 0/cmdline: No such file or directory\n)",
                              # the fork server's memory is refused, or (no Landlock, same user in the
                              # container) readable and free of secrets: the reports are scanned
                              PAIRWISE: r"the fork server's memory \(/proc/\d+/mem\): " + DENIED
+                                       + r"|the fork server's memory \(/proc/0/mem\): No such file or directory"
                                        + r"|read \d+ bytes of the fork server's memory"}),
     Attack("peek_other", {"*": r"found no other answer to copy: .*victim/broadcast_bias\.py: (Permission denied|No such file)"},
            evidence=_victim_untouched, flags=("runs code built at run time (exec)",)),
@@ -249,8 +254,12 @@ MAIN = [
            evidence=_scratch_removed),
     Attack("output_flood", {"*": r"output limit exceeded: the worker wrote more than 4 MiB to stdout/stderr"},
            passes=frozenset({PAIRWISE}), reference_10=True),
-    Attack("signal_parent", {"*": r"raised PermissionError: \[Errno 1\] Operation not permitted",
+    # refused by Landlock; or (local) the worker is PID 1 of its own PID namespace: no parent to
+    # name (getppid() is 0: signal 0 goes to its own process group, where PID 1 ignores it)
+    Attack("signal_parent", {"*": r"raised PermissionError: \[Errno 1\] Operation not permitted|"
+                                  r"(SIGKILL|SIGSTOP) to the parent \(pid 0\): not refused",
                              PAIRWISE: r"raised PermissionError: \[Errno 1\] Operation not permitted|"
+                                       r"raised ProcessLookupError: \[Errno 3\] No such process|"
                                        r"SIGKILL to process group 1: not refused"}, reference_10=True,
            flags=("sends signals (os.kill)", "sends signals (os.killpg)")),
     Attack("channel_garbage", {FEATURE: TIME_LIMIT,
@@ -948,24 +957,29 @@ def test_single_file_submissions_cannot_read_each_other(runtime, request, batche
 
 @pytest.mark.parametrize("runtime", _runtimes("local", "docker"))
 def test_fork_server_killed_or_stopped_without_landlock(runtime, request, batches):
-    """Without Landlock's signal scoping a worker can kill (SIGKILL) or stop (SIGSTOP) the fork
-    server. Local: replaced and reported, everything else graded. Docker: reported, and the
-    later checks fail saying why (the judge cannot start processes as the worker's user)."""
+    """Without Landlock's signal scoping a worker tries to kill (SIGKILL) or stop (SIGSTOP) the
+    fork server, its parent. Local: the worker runs as PID 1 of a PID namespace of its own
+    (grader.sandbox.namespaces): it has no parent to name (getppid() is 0, and signal 0 is its own
+    process group), nothing outside is touched, the checks fail on their own (the first at its time
+    limit), the honest check and exercise 10 pass, and nothing is reported about the fork server.
+    Docker: the worker can signal the fork server (same user, no PID namespace inside the
+    container): reported, and the later checks fail saying why (the judge cannot start processes
+    as the worker's user)."""
     _use(request, runtime)
     batch = batches("no_landlock", runtime)
     notes = batch.report["environment"]["notes"]
     ex = batch.exercise("zygote_killer", "05_broadcast_bias")
     ref = batch.exercise("zygote_killer", "10_autograd_basics")
     by_name = {c["name"]: c for c in ex["checks"]}
-    assert "fork server was killed" in by_name[FEATURE]["message"], by_name[FEATURE]["message"]
-    assert any("the worker fork server was killed" in n and "zygote_killer" in n for n in notes), notes
     if runtime == "local":
-        assert any("the worker fork server was stopped (SIGSTOP): it is restarted" in n for n in notes), notes
+        assert re.search(TIME_LIMIT, by_name[FEATURE]["message"]), by_name[FEATURE]["message"]
+        assert not any("fork server" in n for n in notes), notes
         assert by_name[SAMPLE]["outcome"] == "failed" and "differs from the expected values" in by_name[SAMPLE]["message"]
-        assert by_name[PAIRWISE]["outcome"] == "passed"  # a fresh fork server served the honest check
+        assert by_name[PAIRWISE]["outcome"] == "passed"
         assert ref["score"] == ref["max_score"] == 10
-        assert batch.report["duration_s"] < 60  # a stopped fork server is noticed at once, not after 30 s
     else:
+        assert "fork server was killed" in by_name[FEATURE]["message"], by_name[FEATURE]["message"]
+        assert any("the worker fork server was killed" in n and "zygote_killer" in n for n in notes), notes
         later = [c for c in ex["checks"] + ref["checks"] if c["name"] != FEATURE]
         assert all("cannot be restarted inside the container" in c["message"] for c in later), \
             [c["message"] for c in later]

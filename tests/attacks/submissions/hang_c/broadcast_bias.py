@@ -2,7 +2,8 @@
 
 add_feature_bias blocks in C (libc pause() with every signal blocked); add_sample_bias sleeps an
 hour in C (libc sleep) after ignoring SIGTERM and SIGINT; pairwise_sq_dists stops itself
-(SIGSTOP). The reference answer to exercise 10 is graded alongside.
+(SIGSTOP; where it cannot, as PID 1 of its own PID namespace, it sleeps in C). The reference
+answer to exercise 10 is graded alongside.
 Honest baseline: 0 for this file.
 Expected: each check is killed at its time limit, saying so; exercise 10 gets full marks.
 """
@@ -26,4 +27,5 @@ def add_sample_bias(x, bias):
 
 def pairwise_sq_dists(a, b):
     os.kill(os.getpid(), signal.SIGSTOP)
+    libc.sleep(3600)  # PID 1 of its own PID namespace (local runtime) ignores its own SIGSTOP
     return a

@@ -1,11 +1,13 @@
-"""Attack (graded with Landlock turned off, as on a kernel without it): kill the fork server that
-starts every worker (SIGKILL to the parent), and stop it (SIGSTOP). pairwise_sq_dists answers
-honestly. The reference answer to exercise 10 is graded alongside.
+"""Attack (graded with Landlock turned off, as on a kernel without it): kill every process it can
+find in /proc and the fork server that starts every worker (SIGKILL to the parent), and stop it
+(SIGSTOP). pairwise_sq_dists answers honestly. The reference answer to exercise 10 is graded
+alongside.
 Honest baseline: pairwise_sq_dists's check.
-Expected, local runtime: the judge notices within a fraction of a second, replaces the fork
-server, says so in the report, and grades everything else correctly (the honest check and
-exercise 10 pass). Docker runtime: the fork server runs as another user than the judge and
-cannot be replaced: the report says so and the later checks fail saying why.
+Expected, local runtime: the worker is PID 1 of a PID namespace of its own: it finds no other
+process and has no parent to name; the first check ends at its time limit, the second fails on
+its value, everything else is graded correctly (the honest check and exercise 10 pass). Docker
+runtime: the fork server runs as another user than the judge and cannot be replaced: the report
+says so and the later checks fail saying why.
 """
 import os
 import signal
@@ -13,6 +15,12 @@ import time
 
 
 def add_feature_bias(x, bias):
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+            except OSError:
+                pass
     os.kill(os.getppid(), signal.SIGKILL)
     time.sleep(30)
 
