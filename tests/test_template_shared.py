@@ -46,7 +46,8 @@ runtime._template = spy
 out = runtime.run(job)
 runtime.close()
 print(json.dumps({"template": template[0].state.get("pid") if template else None, "error": out.error,
-                  "outcomes": [r["outcome"] for r in out.records if r.get("type") == "check"]}), flush=True)
+                  "outcomes": [r["outcome"] for r in out.records if r.get("type") == "check"],
+                  "notes": out.notes}), flush=True)
 """
 
 
@@ -170,7 +171,14 @@ def test_a_folder_that_is_not_the_users_alone_is_refused(tmp_path, monkeypatch):
     monkeypatch.setenv("GRADER_TEMPLATE_DIR", str(shared / "templates"))
     with pytest.raises(TemplateUnavailable, match="writable by other users"):
         template_dir()
+    # nor further up: whoever may rename a folder above it may swap the whole branch
+    monkeypatch.setenv("GRADER_TEMPLATE_DIR", str(shared / "mine" / "templates"))
+    (shared / "mine").mkdir(mode=0o700)
+    with pytest.raises(TemplateUnavailable, match=f"{shared} is writable by other users"):
+        template_dir()
     shared.chmod(0o1777)  # sticky, as /tmp: others cannot rename what is ours
+    assert template_dir() == shared / "mine" / "templates"
+    monkeypatch.setenv("GRADER_TEMPLATE_DIR", str(shared / "templates"))
     assert template_dir() == shared / "templates"
     # nor inside what a worker's mount namespace shows it again (checked before anything is made)
     for inside in (Path(sys.prefix) / "no-such-templates", ROOT / "no-such-templates"):
@@ -178,9 +186,11 @@ def test_a_folder_that_is_not_the_users_alone_is_refused(tmp_path, monkeypatch):
         with pytest.raises(TemplateUnavailable, match="every worker can read"):
             template_dir()
         assert not inside.exists()
-    # the grading process says so and starts its judges as fresh interpreters: still graded
+    # the grading process starts its judges as fresh interpreters: still graded, and the report
+    # says why (on a Ray node the grading process's stderr reaches only the worker's log)
     result = _grade(folder, REFERENCE)
     assert set(result["outcomes"]) == {"passed"} and result["template"] is None, result
+    assert any("fresh interpreters" in note and "0700" in note for note in result["notes"]), result["notes"]
 
 
 REACH = """

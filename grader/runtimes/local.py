@@ -99,9 +99,11 @@ class LocalRuntime(Runtime):
         for proc in running:
             _kill_group(proc)
 
-    def _start_judge(self, spec: dict, spec_path: Path, tmp: Path, log, scratch: Path):
+    def _start_judge(self, spec: dict, spec_path: Path, tmp: Path, log, scratch: Path, notes: list[str]):
         """`python -m grader.judge SPEC`, forked from the judge template when there is one (see
-        grader.runtimes.template), else started as a fresh interpreter."""
+        grader.runtimes.template), else started as a fresh interpreter, with a note in `notes`
+        saying why (the report carries it: on a Ray node this process's stderr is only the
+        worker's log)."""
         env = judge_env()
         if os.environ.get("GRADER_JUDGE_TEMPLATE", "1") != "0" and sys.platform == "linux":
             try:
@@ -114,10 +116,12 @@ class LocalRuntime(Runtime):
                 except TemplateUnavailable:
                     self._drop(template)  # no later job waits on it again
                     raise
-            except TemplateUnavailable as exc:  # slower, not different: say so once
+            except TemplateUnavailable as exc:  # slower, not different: say so (once on stderr)
+                warning = f"judges started as fresh interpreters (slower): {exc}"[:1000]
+                notes.append(warning)
                 if not self._warned:
                     self._warned = True
-                    print(f"warning: judges start as fresh interpreters (slower): {exc}"[:1000], file=sys.stderr)
+                    print(f"warning: {warning}", file=sys.stderr)
         return subprocess.Popen([self.python, "-m", "grader.judge", str(spec_path)], stdout=log,
                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
                                 cwd=tmp, start_new_session=True, preexec_fn=_die_with_parent)
@@ -159,11 +163,12 @@ class LocalRuntime(Runtime):
             spec_path.write_text(json.dumps(spec))
             log_path = Path(tmp) / "judge.log"
             error = None
+            fallback: list[str] = []
             with open(log_path, "wb") as log:
                 with self._lock:
                     if self._cancelled:
                         return JudgeOutput(records=[], error="grading was interrupted", infrastructure=True)
-                    proc = self._start_judge(spec, spec_path, Path(tmp), log, scratch)
+                    proc = self._start_judge(spec, spec_path, Path(tmp), log, scratch, fallback)
                     self._running.add(proc)
                 try:
                     code = _wait(proc, job, results)
@@ -186,7 +191,7 @@ class LocalRuntime(Runtime):
             # killed by a signal from outside (the judge's own limits end workers, never the judge)
             killed = code is not None and code < 0 and not any(r.get("type") == "finished" for r in records)
             env = next((r for r in records if r.get("type") == "environment"), {})
-            notes = [r["message"] for r in records if r.get("type") == "note"]
+            notes = fallback + [r["message"] for r in records if r.get("type") == "note"]
             return JudgeOutput(records=records, error=error, log=log_text, notes=notes,
                                protections=list(env.get("protections", [])), infrastructure=killed)
 

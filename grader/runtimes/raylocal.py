@@ -1,8 +1,8 @@
 """A throwaway Ray cluster on this machine: a head and worker nodes started with the real
 `ray start --head` / `ray start --address`, small (1 CPU, a small object store each), for the
 Ray runtime's tests, benchmarks and the fault-injection script. Everything it started is found
-by its own temporary folder (in every Ray process's command line, and in the nodes' shared judge
-templates') and killed by PID on `stop`.
+by its own temporary folders (Ray's, in every Ray process's command line, and the one of the
+nodes' shared judge templates, in theirs) and killed by PID on `stop`.
 """
 
 from __future__ import annotations
@@ -47,6 +47,10 @@ def _ray_exe() -> str:
 class LocalRayCluster:
     def __init__(self, head_cpus: int = 1):
         self.tmp = Path(tempfile.mkdtemp(prefix="grader-ray-"))  # short: Ray's socket paths are length-capped
+        # the nodes' shared judge templates (grader.runtimes.template_shared): a folder of ours beside
+        # Ray's, found and ended with the cluster. Not inside it: Ray makes its folder writable by
+        # everyone, and a template folder below such a folder is refused (it could be swapped).
+        self.templates = Path(tempfile.mkdtemp(prefix="grader-ray-templates-"))
         self.workers: dict[str, int] = {}  # name -> node manager port
         self.port = 0
         self.client_port = 0
@@ -65,12 +69,7 @@ class LocalRayCluster:
         """`ray start` with every port chosen here (all distinct: six for any node, two more that
         `args_for` takes for a head); a port another process took in the meantime fails the start,
         and it is tried again with new ports. Returns the node manager port."""
-        # the nodes' shared judge templates (grader.runtimes.template_shared) live in the cluster's
-        # folder too: found, and ended, with the rest of it. Ray makes its temporary folder writable
-        # by everyone, where template folders are refused: they go in a folder of ours inside it.
-        own = self.tmp / "grader"
-        own.mkdir(mode=0o700, exist_ok=True)
-        env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "GRADER_TEMPLATE_DIR": str(own / "templates")}
+        env = {**os.environ, "RAY_USAGE_STATS_ENABLED": "0", "GRADER_TEMPLATE_DIR": str(self.templates)}
         for attempt in range(3):
             ports = free_ports(8 if head else 6)
             node_manager = ports.pop()
@@ -97,10 +96,10 @@ class LocalRayCluster:
         return port
 
     def processes(self) -> list[tuple[int, str]]:
-        """(pid, command line) of every process of this cluster: those with its temp folder in the
-        command line, their descendants (Ray's agents rename themselves, e.g.
-        "ray::DashboardAgent") and the head's client server (it names no folder)."""
-        marker = str(self.tmp).encode()
+        """(pid, command line) of every process of this cluster: those with its temp folder (or its
+        templates' folder) in the command line, their descendants (Ray's agents rename themselves,
+        e.g. "ray::DashboardAgent") and the head's client server (it names no folder)."""
+        markers = (str(self.tmp).encode(), str(self.templates).encode())
         cmds: dict[int, bytes] = {}
         parents: dict[int, int] = {}
         for entry in os.listdir("/proc"):
@@ -114,7 +113,8 @@ class LocalRayCluster:
         # the head's client server is started by `ray start` itself, which exits: known by its port
         client = f"--port={self.client_port} ".encode().replace(b" ", b"\0")
         ours = {pid for pid, cmd in cmds.items()
-                if marker in cmd or (b"ray.util.client.server" in cmd and client in cmd + b"\0")}
+                if any(marker in cmd for marker in markers)
+                or (b"ray.util.client.server" in cmd and client in cmd + b"\0")}
         grown = True
         while grown:
             more = {pid for pid, parent in parents.items() if parent in ours} - ours
@@ -131,6 +131,7 @@ class LocalRayCluster:
     def stop(self) -> None:
         self._kill_all()
         shutil.rmtree(self.tmp, ignore_errors=True)
+        shutil.rmtree(self.templates, ignore_errors=True)
 
     def _kill_all(self) -> None:
         for _ in range(3):

@@ -70,12 +70,13 @@ def template_dir() -> Path:
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
         raise TemplateUnavailable(f"{path} is not a folder of this user's alone (mode 0700): shared judge "
                                   f"templates are not kept there; remove it or set GRADER_TEMPLATE_DIR")
-    # nor may anyone else swap it for another: its parent is this user's or root's, and others may
-    # not rename in it (not writable by them, or sticky as /tmp is)
-    parent = os.stat(path.parent)
-    if parent.st_uid not in (0, os.getuid()) or (parent.st_mode & 0o022 and not parent.st_mode & stat.S_ISVTX):
-        raise TemplateUnavailable(f"{path.parent} is writable by other users: shared judge templates are not "
-                                  f"kept under it; remove it or set GRADER_TEMPLATE_DIR")
+    # nor may anyone else swap it, or a folder above it, for another: every folder above it is this
+    # user's or root's, and others may not rename in it (not writable by them, or sticky as /tmp is)
+    for folder in Path(os.path.realpath(path)).parents:
+        above = os.stat(folder)
+        if above.st_uid not in (0, os.getuid()) or (above.st_mode & 0o022 and not above.st_mode & stat.S_ISVTX):
+            raise TemplateUnavailable(f"{folder} is writable by other users: shared judge templates are not "
+                                      f"kept under it; remove it or set GRADER_TEMPLATE_DIR")
     return path
 
 

@@ -235,6 +235,9 @@ class Workers:
         self.active: set[int] = set()
         self._reports: dict[int, int] = {}  # worker -> the read end of its pipe, until read
         self._process: dict[int, int] = {}  # worker -> the process running the candidate's code
+        # worker -> a pidfd of that process (where the kernel has them): the kill reaches it, never
+        # a process that took its pid after it ended
+        self._pidfds: dict[int, int] = {}
 
     def add(self, pid: int, report_fd: int) -> None:
         self.active.add(pid)
@@ -256,15 +259,41 @@ class Workers:
             data = b""
         os.close(fd)
         del self._reports[pid]
-        self._process[pid] = int(data) if data.isdigit() else pid
-        return self._process[pid]
+        process = int(data) if data.isdigit() else pid
+        if process != pid:
+            process = self._hold(pid, process)
+        self._process[pid] = process
+        return process
+
+    def _hold(self, pid: int, process: int) -> int:
+        """A pidfd of `process`, kept once it is known to be the waiter `pid`'s child (a pid read
+        after the process ended may already name another); `pid` itself when it is not: the
+        worker's process is gone, and what is left to read or kill is its waiter."""
+        try:
+            pidfd = os.pidfd_open(process)
+        except (AttributeError, OSError):
+            pidfd = None
+        try:
+            with open(f"/proc/{process}/stat", "rb") as fh:
+                stat = fh.read()
+            parent = int(stat[stat.rfind(b")") + 2:].split()[1])
+        except (OSError, ValueError, IndexError):
+            parent = None
+        if parent != pid:
+            if pidfd is not None:
+                os.close(pidfd)
+            return pid
+        if pidfd is not None:
+            self._pidfds[pid] = pidfd
+        return process
 
     def discard(self, pid: int) -> None:
         self.active.discard(pid)
         self._process.pop(pid, None)
-        fd = self._reports.pop(pid, None)
-        if fd is not None:
-            os.close(fd)
+        for fds in (self._reports, self._pidfds):
+            fd = fds.pop(pid, None)
+            if fd is not None:
+                os.close(fd)
 
     def kill(self, pid: int) -> None:
         """SIGKILL the worker: the process running its code first (PID 1 of its namespace: every
@@ -273,7 +302,11 @@ class Workers:
         process = self.process(pid)
         if process is not None and process != pid:
             try:
-                os.kill(process, signal.SIGKILL)
+                pidfd = self._pidfds.get(pid)
+                if pidfd is not None:
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                else:
+                    os.kill(process, signal.SIGKILL)
             except OSError:
                 pass
             return
