@@ -419,6 +419,50 @@ def test_a_fork_server_killed_from_outside_is_replaced(tmp_path):
         zygote.close(kill=True)
 
 
+def _files_reached(paths: dict) -> dict:
+    found = {}
+    for what, (path, mode) in paths.items():
+        try:
+            with open(path, mode) as fh:
+                if "w" in mode or "a" in mode:
+                    fh.write("written by a worker\n")
+                else:
+                    fh.read(1)
+            found[what] = "done"
+        except OSError as exc:
+            found[what] = type(exc).__name__
+    return found
+
+
+@needs_namespaces
+def test_worker_without_landlock_sees_no_hidden_check_and_writes_only_its_scratch(zygote, tmp_path):
+    """Without Landlock (an older kernel, gVisor) the worker's mount namespace still holds: the
+    grader's checkout is covered (no hidden check, no solution to read), and what is bound back
+    for it (its submission, the grader's package, the Python installation) is read-only; only its
+    scratch folder takes writes."""
+    import grader
+
+    marker = f"torch-grader-test-{uuid.uuid4().hex}"
+    package = Path(grader.__file__).resolve().parent
+    paths = {"hidden check": (str(ROOT / "exercises" / "tensors" / "05_broadcast_bias" / "test_hidden.py"), "r"),
+             "solution": (str(ROOT / "solutions" / "tensors" / "05_broadcast_bias" / "broadcast_bias.py"), "r"),
+             "own submission": (str(DATA / "sandbox_subject.py"), "r"),
+             "grader package": (str(package / "__init__.py"), "r"),
+             "write grader package": (str(package / marker), "w"),
+             "write submission folder": (str(DATA / marker), "w"),
+             "write python": (os.path.join(sys.prefix, marker), "w"),
+             "write scratch": (marker, "w")}
+    covered = [str(ROOT), *namespaces.hidden_folders()]
+    if not any(os.path.realpath(sys.prefix).startswith(c.rstrip("/") + "/") for c in covered):
+        del paths["write python"]  # a Python installation left in place: its files' modes decide
+    found = run_probe(zygote, _files_reached, paths, use_landlock=False)
+    assert found == {"hidden check": "FileNotFoundError", "solution": "FileNotFoundError", "own submission": "done",
+                     "grader package": "done", "write grader package": "OSError",
+                     "write submission folder": "OSError", "write scratch": "done",
+                     **({"write python": "OSError"} if "write python" in paths else {})}, found
+    assert not (package / marker).exists() and not (DATA / marker).exists()
+
+
 def _exit_with(code: int) -> None:
     os._exit(code)
 

@@ -21,9 +21,12 @@ listening on 127.0.0.1). So the worker first moves into namespaces of its own:
   the signals it has a handler for from inside its namespace (its own `kill(getpid(), SIGSTOP)` does
   nothing); from outside, SIGKILL always works, and when it ends every process it started ends too;
 - mount: the folders where a machine keeps Unix sockets and shared files (/run, /var/run, /tmp,
-  /var/tmp, /home, /root, /mnt, /media) are covered by empty tmpfs mounts, with only the paths the
-  worker needs (its submission, its scratch, the Python installation when it lives there) bound
-  back; /dev/shm is a private tmpfs of bounded size, gone with the worker.
+  /var/tmp, /home, /root, /mnt, /media), and the grader's checkout (its hidden checks and
+  solutions), are covered by empty tmpfs mounts, with only the paths the worker needs (its
+  submission, its scratch, the Python installation and the grader's package when they live there)
+  bound back, read-only but for the scratch folder (the covers are read-only too): without
+  Landlock too, the worker reads no hidden check and writes nothing outside its scratch; /dev/shm is a private tmpfs of bounded
+  size, gone with the worker.
 
 As root this needs nothing more; as another user it takes a user namespace (mapped onto the
 same uid and gid, so files keep their owners), which most kernels allow. Where neither works
@@ -46,6 +49,10 @@ from grader.sandbox.libc import libc as _libc
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWUSER = 0x00020000, 0x08000000, 0x40000000, 0x10000000
 CLONE_NEWPID = 0x20000000
 MS_BIND, MS_REC, MS_PRIVATE, MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x1000, 0x4000, 0x40000, 0x2, 0x4, 0x8
+MS_RDONLY, MS_REMOUNT, MS_NOATIME, MS_NODIRATIME, MS_RELATIME = 0x1, 0x20, 0x400, 0x800, 0x200000
+# statvfs's f_flag bits that a remount must repeat (a user namespace may not clear them), and
+# ST_RELATIME, whose mount flag differs
+_KEPT_FLAGS, _ST_RELATIME = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_NOATIME | MS_NODIRATIME, 0x1000
 PR_SET_PDEATHSIG, PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 1, 4, 36
 FLAGS = CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWPID
 SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
@@ -87,10 +94,11 @@ def _outermost(paths: Iterable[str]) -> list[str]:
     return kept
 
 
-def hidden_folders(hidden: Iterable[str] = HIDDEN) -> list[str]:
-    """The folders of `hidden` that exist here as real folders (a link such as /var/run -> /run is
-    covered through its target)."""
-    return [p for p in hidden if os.path.isdir(p) and not os.path.islink(p)]
+def hidden_folders(hidden: Iterable[str] = HIDDEN, extra: Iterable[str] = ()) -> list[str]:
+    """The folders of `hidden` and `extra` that exist here as real folders (a link such as
+    /var/run -> /run is covered through its target), the outermost only (one inside another is
+    covered with it)."""
+    return _outermost(p for p in (*hidden, *extra) if os.path.isdir(p) and not os.path.islink(p))
 
 
 def rebinds(keep: Iterable[str], hidden: Iterable[str]) -> dict[str, list[str]]:
@@ -104,9 +112,22 @@ def rebinds(keep: Iterable[str], hidden: Iterable[str]) -> dict[str, list[str]]:
     return result
 
 
-def _hide(keep: list[str], shm_bytes: int) -> None:
-    hidden = hidden_folders()
+def _read_only(path: str) -> None:
+    """Make the bind mount at `path` read-only, repeating the flags it has (a user namespace may
+    not clear them). Best effort: a kernel that refuses leaves it as it was (Landlock, where there
+    is one, still limits writes to the scratch folder)."""
+    try:
+        flags = os.statvfs(path).f_flag
+        _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | (flags & _KEPT_FLAGS)
+               | (MS_RELATIME if flags & _ST_RELATIME else 0))
+    except OSError:
+        pass
+
+
+def _hide(keep: list[str], shm_bytes: int, extra: Iterable[str] = (), writable: Iterable[str] = ()) -> None:
+    hidden = hidden_folders(HIDDEN, extra)
     plan = rebinds(keep, hidden)
+    writable = {os.path.normpath(p) for p in writable}
     fds = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for paths in plan.values() for path in paths}
     try:
         for folder in hidden:
@@ -118,6 +139,11 @@ def _hide(keep: list[str], shm_bytes: int) -> None:
                     os.makedirs(os.path.dirname(path), exist_ok=True)
                     open(path, "a").close()  # noqa: SIM115 - a mount point for a file
                 _mount(f"/proc/self/fd/{fds[path]}", path, None, MS_BIND | MS_REC)
+                if path not in writable:  # only the scratch folder is the worker's to write
+                    _read_only(path)
+            # nothing to write in the cover either (a file the judge would have had there, as a
+            # path the worker may guess, must not appear to be written)
+            _mount(None, folder, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
         if os.path.isdir("/dev/shm"):
             _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={max(shm_bytes, 1 << 20)}")
     finally:
@@ -187,12 +213,14 @@ def _split(report_fd: int) -> None:
         pass
 
 
-def enter(keep: Iterable[str], shm_bytes: int, report_fd: int | None = None) -> None:
+def enter(keep: Iterable[str], shm_bytes: int, report_fd: int | None = None, hide: Iterable[str] = (),
+          writable: Iterable[str] = ()) -> None:
     """Move the calling process (single-threaded, just forked) into private network, IPC, mount
     and PID namespaces as described above. `keep`: paths the worker needs that may sit in a hidden
-    folder. `report_fd`: where the waiter left outside writes the worker's pid (see `_split`);
-    closed in the worker. Raises OSError (nothing changed, or the process must not go on: the
-    caller decides)."""
+    folder, bound back read-only but for those in `writable`. `hide`: folders to cover besides
+    `HIDDEN` (the grader's checkout: its hidden checks and solutions). `report_fd`: where the
+    waiter left outside writes the worker's pid (see `_split`); closed in the worker. Raises
+    OSError (nothing changed, or the process must not go on: the caller decides)."""
     uid, gid = os.geteuid(), os.getegid()
     flags = FLAGS
     if uid != 0:
@@ -203,7 +231,7 @@ def enter(keep: Iterable[str], shm_bytes: int, report_fd: int | None = None) -> 
         _write("/proc/self/uid_map", f"{uid} {uid} 1")
         _write("/proc/self/gid_map", f"{gid} {gid} 1")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing mounted here reaches the host, nor back
-    _hide(list(keep), shm_bytes)
+    _hide(list(keep), shm_bytes, hide, writable)
     _loopback_up()
     if report_fd is None:
         report_fd = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
@@ -234,4 +262,5 @@ def protections() -> list[str]:
     return ["private network namespace (loopback only: sockets allowed, nothing of the host reachable)",
             "private IPC namespace",
             "private PID namespace (no process outside the worker's own can be signalled or traced)",
-            f"host socket folders hidden ({', '.join(HIDDEN)}), private /dev/shm"]
+            f"host socket folders hidden ({', '.join(HIDDEN)}), private /dev/shm",
+            "the grader's checkout hidden; what is bound back for the worker read-only but its scratch folder"]

@@ -505,6 +505,19 @@ def sandbox_paths(config: dict) -> tuple[list[str], list[str]]:
     return read + cuda_read, write + cuda_write
 
 
+def _checkout() -> list[str]:
+    """The grader's checkout, when it runs from one (its package not installed in site-packages):
+    the folder that holds its hidden checks and solutions, covered in the worker's mount namespace.
+    Never a folder just below / (nor / itself)."""
+    import grader
+
+    package = os.path.dirname(os.path.realpath(grader.__file__))
+    root = os.path.dirname(package)
+    if os.path.basename(root) in ("site-packages", "dist-packages") or root.count(os.sep) < 2:
+        return []
+    return [root]
+
+
 def _sandbox(config: dict) -> int | str:
     """Enter the worker's namespaces (profile "namespaces"), drop capabilities, install the seccomp
     filter (see `privileges`: sockets only where namespaces or the container hide the host), and
@@ -520,7 +533,8 @@ def _sandbox(config: dict) -> int | str:
             read, write = sandbox_paths(config)
             try:
                 namespaces.enter([p for p in read + write if not p.startswith(("/proc", "/sys", "/dev"))],
-                                 int(config.get("shm_bytes", 1 << 30)), report_fd)
+                                 int(config.get("shm_bytes", 1 << 30)), report_fd, hide=_checkout(),
+                                 writable=[config["scratch"]])
                 report_fd = None  # closed by enter
             except OSError as exc:
                 failed.append(f"entering private namespaces failed: {exc}")

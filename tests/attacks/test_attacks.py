@@ -48,6 +48,7 @@ import pytest
 from grader.grading import grade
 from grader.reports import safe, write_report
 from grader.reports.audience import for_audience
+from grader.sandbox import namespaces
 from grader.sandbox.client import GiB, Limits
 
 HERE = Path(__file__).resolve().parent
@@ -764,13 +765,16 @@ def _single_files(runtime: str, dest: Path) -> Batch:
     return _run_batch(runtime, paths, dest, visibility="public", timeout_s=2, limits=Limits(), exercises=["05"])
 
 
-NO_LANDLOCK_DOCKER = ("read_hidden", "snoop_secrets", "fake_results", "write_outside")
+NO_LANDLOCK = {"docker": ("read_hidden", "snoop_secrets", "fake_results", "write_outside"),
+               # a worker's own processes are all it sees (PID namespace): snoop_secrets finds none
+               "local": ("read_hidden", "fake_results", "write_outside")}
 
 
 def _no_landlock(runtime: str, dest: Path) -> Batch:
-    """As on a kernel without Landlock (GRADER_LANDLOCK=0): the fork server can be signalled; in
-    the container, users, mounts and the read-only root must hold on their own."""
-    names = ["zygote_killer", *(NO_LANDLOCK_DOCKER if runtime == "docker" else ())]
+    """As on a kernel without Landlock (GRADER_LANDLOCK=0): in the container, users, mounts and the
+    read-only root must hold on their own; locally, the worker's namespaces (the mount namespace
+    covering the checkout and /tmp, read-only binds; the PID namespace)."""
+    names = ["zygote_killer", *NO_LANDLOCK[runtime]]
     refs = {"zygote_killer", "read_hidden", "write_outside"}
     paths = [_copy_submission(name, dest, name in refs) for name in names]
     return _run_batch(runtime, paths, dest, visibility="public", timeout_s=2, limits=Limits(memory_bytes=1 * GiB),
@@ -987,17 +991,22 @@ def test_fork_server_killed_or_stopped_without_landlock(runtime, request, batche
     TALLY[(runtime, "zygote_killer (no Landlock)")] = "contained" if runtime == "local" else "reported"
 
 
-@pytest.mark.docker
-@pytest.mark.parametrize("name", NO_LANDLOCK_DOCKER)
-def test_container_walls_hold_without_landlock(name, image, batches):
-    """The container's own walls (two users, read-only root and submission, no network, the
-    judge's private folders) contain the attacks when the worker has no Landlock."""
-    batch = batches("no_landlock", "docker")
+@pytest.mark.parametrize("runtime, name", [
+    *[pytest.param("docker", n, id=f"{n}-docker", marks=pytest.mark.docker) for n in NO_LANDLOCK["docker"]],
+    *[pytest.param("local", n, id=f"{n}-local") for n in NO_LANDLOCK["local"]]])
+def test_walls_hold_without_landlock(runtime, name, request, batches):
+    """Without Landlock, the container's own walls (two users, read-only root and submission, no
+    network, the judge's private folders), or locally the worker's namespaces (the checkout and
+    /tmp covered, what is bound back read-only, its own PID namespace), contain the attacks."""
+    _use(request, runtime)
+    if runtime == "local" and namespaces.available() is not None:
+        pytest.skip(f"no namespaces here: {namespaces.available()}")
+    batch = batches("no_landlock", runtime)
     attack = next(a for a in MAIN if a.name == name)
     assert_contained(batch, attack)
     for text in batch.texts.values():
         assert SECRET not in text
-    TALLY[("docker", f"{name} (no Landlock)")] = "contained"
+    TALLY[(runtime, f"{name} (no Landlock)")] = "contained"
 
 
 def test_announced_size_is_not_allocated():
