@@ -7,8 +7,13 @@ as in grading), makes one remote call, and has it killed and reaped: the cost of
 worker, from the judge's side. Profiles:
 
 - restricted: no namespaces, no new sockets (the only wall where namespaces are unavailable);
-- namespaces: private network (loopback brought up), IPC and mount namespaces, host socket
-  folders covered, private /dev/shm (the local runtime's profile where the kernel allows it).
+- namespaces: private network (loopback brought up), IPC, mount and PID namespaces (the worker
+  forked once more into its PID namespace, /proc mounted afresh), host socket folders and the
+  checkout covered, what is bound back read-only, private /dev/shm (the local runtime's profile
+  where the kernel allows it).
+
+Run it from two checkouts (`PYTHONPATH=OTHER python benchmarks/sandbox_profile.py`) to compare
+two versions of a profile.
 
 Prints each profile's median and the ratio namespaces / restricted.
 """
