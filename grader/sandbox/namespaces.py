@@ -142,8 +142,13 @@ def _hide(keep: list[str], shm_bytes: int, extra: Iterable[str] = (), writable: 
                 if path not in writable:  # only the scratch folder is the worker's to write
                     _read_only(path)
             # nothing to write in the cover either (a file the judge would have had there, as a
-            # path the worker may guess, must not appear to be written)
-            _mount(None, folder, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+            # path the worker may guess, must not appear to be written). Best effort, as
+            # `_read_only`: a kernel that refuses (gVisor?) leaves a private 1 MiB cover writable,
+            # rather than the worker without namespaces, hence without the sockets CUDA needs.
+            try:
+                _mount(None, folder, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+            except OSError:
+                pass
         if os.path.isdir("/dev/shm"):
             _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, f"mode=1777,size={max(shm_bytes, 1 << 20)}")
     finally:
