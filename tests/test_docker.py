@@ -110,7 +110,7 @@ def test_memory_hog_is_oom_killed_and_reported(image):
                        limits=Limits(memory_bytes=16 * GiB), runtime_options={"container_memory": "1500m"})
     checks = {c.name: c for c in by_id(run)["05_broadcast_bias"].checks}
     hog = checks["test_feature_bias_example"]
-    assert hog.outcome == "failed"
+    assert hog.outcome == "failed", hog.message
     assert "out of memory" in hog.message, hog.message
     assert checks["test_sample_bias_example"].outcome == "passed"  # grading went on
 
