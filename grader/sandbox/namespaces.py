@@ -25,8 +25,8 @@ listening on 127.0.0.1). So the worker first moves into namespaces of its own:
   solutions), are covered by empty tmpfs mounts, with only the paths the worker needs (its
   submission, its scratch, the Python installation and the grader's package when they live there)
   bound back, read-only but for the scratch folder (the covers are read-only too): without
-  Landlock too, the worker reads no hidden check and writes nothing outside its scratch; /dev/shm is a private tmpfs of bounded
-  size, gone with the worker.
+  Landlock too, the worker reads no hidden check and writes nothing outside its scratch;
+  /dev/shm is a private tmpfs of bounded size, gone with the worker.
 
 As root this needs nothing more; as another user it takes a user namespace (mapped onto the
 same uid and gid, so files keep their owners), which most kernels allow. Where neither works

@@ -103,25 +103,24 @@ def _children() -> list[int] | None:
         return None
 
 
+def _parent(pid: int | str) -> int | None:
+    """The parent of process `pid`, from /proc/PID/stat; None when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+        # ppid is the 2nd field after the parenthesised command name
+        return int(stat[stat.rfind(b")") + 2:].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _stray_children(active: set[int]) -> list[int]:
     children = _children()
     if children is not None:
         return [pid for pid in children if pid not in active]
     me = os.getpid()
-    strays = []
-    for entry in os.listdir("/proc") if os.path.isdir("/proc") else []:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                stat = fh.read()
-        except OSError:
-            continue
-        # ppid is the 2nd field after the parenthesised command name
-        fields = stat[stat.rfind(b")") + 2:].split()
-        if len(fields) > 1 and int(fields[1]) == me and int(entry) not in active:
-            strays.append(int(entry))
-    return strays
+    return [int(entry) for entry in (os.listdir("/proc") if os.path.isdir("/proc") else [])
+            if entry.isdigit() and _parent(entry) == me and int(entry) not in active]
 
 
 def _reap_strays(active: set[int]) -> int:
@@ -273,13 +272,7 @@ class Workers:
             pidfd = os.pidfd_open(process)
         except (AttributeError, OSError):
             pidfd = None
-        try:
-            with open(f"/proc/{process}/stat", "rb") as fh:
-                stat = fh.read()
-            parent = int(stat[stat.rfind(b")") + 2:].split()[1])
-        except (OSError, ValueError, IndexError):
-            parent = None
-        if parent != pid:
+        if _parent(process) != pid:
             if pidfd is not None:
                 os.close(pidfd)
             return pid
