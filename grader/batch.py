@@ -274,7 +274,7 @@ def grade_batch(paths: list[Path], options, batch: BatchOptions) -> GradeRun:
                    environment=_environment(runtime_name, ordered, notes, catalog,
                                             options.runtime_options.get("image")),
                    started_at=started, duration_s=time.monotonic() - t0, tool_version=__version__,
-                   extra=_extra(ordered, store is not None))
+                   extra=_extra(ordered, store is not None) | _guides(ordered, catalog))
     if interrupted:
         raise Interrupted(f"interrupted: {len(ordered)} of {len(items)} submissions graded"
                           + (f"; rerun with --results-dir {batch.results_dir} to grade the rest"
@@ -288,6 +288,20 @@ def _extra(graded: list[Graded], resumable: bool) -> dict:
     if progress:
         extra["progress"] = progress
     return extra
+
+
+def _guides(graded: list[Graded], catalog: Catalog) -> dict:
+    """The follow-up questions of each graded exercise's interviewer's guide, for the interviewer's
+    HTML report (`grader.reports.audience` drops them from the candidate's)."""
+    from grader.guides import read_guide
+
+    ids = {ex.id for g in graded for ex in g.submission.exercises}
+    follow_ups = {}
+    for ex in catalog.exercises:
+        guide = read_guide(ex.dir) if ex.id in ids else None
+        if guide is not None and guide.follow_ups:
+            follow_ups[ex.id] = {"minutes": guide.minutes, "follow_ups": guide.follow_ups, "guide": str(guide.path)}
+    return {"guides": follow_ups} if follow_ups else {}
 
 
 def _resolve(options, catalog: Catalog) -> tuple[str, str | None]:

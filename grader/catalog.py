@@ -46,6 +46,7 @@ class Exercise:
     has_hidden_tests: bool = True  # False in a candidate bundle, which ships only the public checks
     network: str = "loopback"  # loopback: IP sockets on the worker's own loopback (gloo); none: Unix sockets only
     limits: dict[str, int] = field(default_factory=dict)  # [limits], as Limits fields (bytes, counts)
+    tests: tuple[str, ...] = ()  # what the exercise tests (its traps, a few words each): interviewer-only
 
     @property
     def stub(self) -> Path:
@@ -93,6 +94,7 @@ _SCHEMA: dict[str, _Field] = {
     "timeout_s": _Field((int, float), required=False),
     "budget_s": _Field((int, float), required=False),
     "sources": _Field(list, item_type=str),
+    "tests": _Field(list, required=False, item_type=str),
     "api": _Field(dict, required=False),
     "network": _Field(str, required=False, choices=NETWORK_POLICIES),
     "limits": _Field(dict, required=False),
@@ -183,6 +185,7 @@ def load_exercise(folder: Path, solutions_root: Path, allow_missing_stub: bool =
         has_hidden_tests=(folder / "test_hidden.py").is_file(),
         network=data.get("network", "loopback"),
         limits={_LIMITS[k][0]: v * _LIMITS[k][1] for k, v in limits.items()},
+        tests=tuple(data.get("tests", ())),
     )
     if not exercise.stub.is_file() and not allow_missing_stub:
         others = sorted(p.name for p in folder.glob("*.py") if not p.name.startswith("test_"))

@@ -16,7 +16,7 @@ from rich.console import Console
 from grader import __version__
 from grader.cli_batch import batch_options
 from grader.completion import complete_exercises
-from grader.errors import ExitCode, GraderError
+from grader.errors import ExitCode, GraderError, UsageError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -119,20 +119,29 @@ def cli(ctx: click.Context) -> None:
 
 
 @cli.command("list")
+@click.option("--sessions", "sessions", is_flag=True,
+              help="List the interview sessions instead: named, timed sets of exercises (exercises/sessions.toml) "
+                   "to export with `grader export --session NAME OUT`.")
 @handle_errors
-def list_cmd() -> None:
+def list_cmd(sessions: bool) -> None:
     """List the exercises with their track, difficulty, GPU policy and points, and your status on
     each: not started, failing or passing its public checks (from `grader watch` and
     `grader check` runs here), and the hints you have seen; then the exercise root in use (set it
     with GRADER_ROOT).
 
-    Example: grader list
+    \b
+    Examples:
+      grader list
+      grader list --sessions
     """
     from grader.catalog import Catalog, root_origin
     from grader.practice.state import PracticeState
     from grader.practice.views import status_text
 
     catalog = Catalog.load()
+    if sessions:
+        _list_sessions(catalog)
+        return
     states = PracticeState(catalog.root).load()
     rows = [("exercise", "track", "difficulty", "gpu", "points", "status", "hints", "title")]
     for ex in catalog.exercises:
@@ -142,6 +151,23 @@ def list_cmd() -> None:
     click.echo(_columns(rows, right={4}))
     click.echo(f"{len(catalog.exercises)} exercises in {catalog.root} ({root_origin(catalog.root)})")
     _warn_problems(catalog)
+
+
+def _list_sessions(catalog) -> None:
+    from grader.sessions import load_sessions, planned_minutes, sessions_path
+
+    found = load_sessions(catalog.root)
+    if not found:
+        click.echo(f"No interview sessions: {sessions_path(catalog.root)} defines none")
+        return
+    for session in found.values():
+        planned = planned_minutes(session, catalog)
+        estimate = f" (the exercises' guides estimate {planned})" if planned is not None else ""
+        click.echo(f"{session.name}: {session.title}, {session.minutes} minutes{estimate}")
+        click.echo(f"  {session.purpose}")
+        for ex in session.resolve(catalog):
+            click.echo(f"  {ex.id}  {ex.difficulty}  {ex.title}")
+    click.echo(f"Export one with: grader export --session {next(iter(found))} OUT")
 
 
 def _columns(rows: list[tuple[str, ...]], right: set[int] = frozenset()) -> str:
@@ -156,15 +182,32 @@ def _columns(rows: list[tuple[str, ...]], right: set[int] = frozenset()) -> str:
 
 @cli.command()
 @click.argument("exercise", shell_complete=complete_exercises)
+@click.option("--interviewer", is_flag=True,
+              help="Print the interviewer's guide instead: minutes, what the exercise reveals, follow-up "
+                   "questions with model answers, signals, how to read the score, what each hint gives away.")
 @handle_errors
-def show(exercise: str) -> None:
+def show(exercise: str, interviewer: bool) -> None:
     """Print an exercise's README and where its stub is.
 
-    Example: grader show 05
+    \b
+    Examples:
+      grader show 05
+      grader show 05 --interviewer
     """
     from grader.catalog import Catalog
 
     ex = Catalog.load().get(exercise)
+    if interviewer:
+        from grader.guides import GUIDE_FILE, read_guide
+
+        guide = read_guide(ex.dir)
+        if guide is None:
+            raise UsageError(f"{ex.id} has no interviewer's guide ({ex.dir / GUIDE_FILE}): a candidate bundle "
+                             f"never carries one; use the grader's own checkout or your exercise pack")
+        click.echo(guide.text.rstrip())
+        if ex.tests:
+            click.echo("\nWhat it tests: " + "; ".join(ex.tests))
+        return
     click.echo((ex.dir / "README.md").read_text(encoding="utf-8").rstrip())
     click.echo("")
     click.echo(f"Stub to fill in: {ex.stub}")
@@ -351,11 +394,18 @@ _DEFAULT_NAMES = {"json": "report.json", "junit": "junit.xml", "gradescope": "re
 @handle_errors
 def validate(exercises: tuple[str, ...], timeout_s: float | None, jobs: int | None) -> None:
     """Prove exercises' checks right: the reference scores 100 %, the stub 0, and every known
-    mistake fails the checks its docstring names. Exits 3 when a problem is found.
+    mistake fails the checks its docstring names; and their content: the stub's docstrings (two
+    sentences at most) and imports (only what it uses), what exercise.toml says the exercise tests,
+    the interviewer's guide, and the interview sessions (every exercise they name exists and has a
+    guide). Exits 3 when a problem is found.
 
     Example: grader validate 05 10 18 --jobs 2
     """
+    from rich.markup import escape
+
+    from grader.catalog import Catalog
     from grader.results import fmt_points
+    from grader.sessions import session_problems
     from grader.validate import validate as run_validate
 
     results = run_validate(list(exercises) or None, timeout_s=timeout_s, progress=_validate_progress(), jobs=jobs)
@@ -369,14 +419,17 @@ def validate(exercises: tuple[str, ...], timeout_s: float | None, jobs: int | No
     click.echo(_columns(rows))
     for v in results:
         for problem in v.problems:
-            console.print(f"[red]{v.exercise.id}[/]: {problem}", markup=True)
+            console.print(f"[red]{v.exercise.id}[/]: {escape(problem)}", markup=True)
         for m in v.mistakes:
             if m.unverified:
                 console.print(f"[dim]{v.exercise.id}: mistake {m.name}: {', '.join(m.unverified)} "
                               f"not run here (needs CUDA?)[/]")
     bad = [v for v in results if not v.ok]
     console.print(f"{len(results) - len(bad)}/{len(results)} exercises valid")
-    sys.exit(int(ExitCode.UNDER_THRESHOLD if bad else ExitCode.OK))
+    sessions = session_problems(Catalog.load())
+    for problem in sessions:
+        console.print(f"[red]sessions[/]: {escape(problem)}", markup=True)
+    sys.exit(int(ExitCode.UNDER_THRESHOLD if bad or sessions else ExitCode.OK))
 
 
 def _validate_progress():
@@ -464,21 +517,30 @@ def image_build(base_image: str | None, tag: str, force: bool) -> None:
               help="Live interviews: the bundle's watch/check runs and hints append (time, exercise, public "
                    "score, hints used) to exercises/.grader-progress.jsonl, submitted with the candidate's files; "
                    "`grader grade --html` shows it as a timeline, labelled unverified. The bundle README says so.")
+@click.option("--session", "session", metavar="NAME", default=None,
+              help="Export the exercises of this interview session, in its order; the bundle README gives "
+                   "its time and order (see `grader list --sessions`).")
 @handle_errors
-def export_cmd(out: Path, exercises: tuple[str, ...], notebooks: bool, record_progress: bool) -> None:
+def export_cmd(out: Path, exercises: tuple[str, ...], notebooks: bool, record_progress: bool,
+               session: str | None) -> None:
     """Write the candidate bundle to OUT, a new or empty folder: the exercises' READMEs, stubs and
     public checks, the grader, a candidate README and the pull-request autograding workflows. No
-    hidden check, solution or grader's note goes in: the bundle is scanned (notebooks too), and
-    nothing is written when it would carry one.
+    hidden check, solution, grader's note or interviewer's guide goes in: the bundle is scanned
+    (notebooks too), and nothing is written when it would carry one.
 
-    Example: grader export /tmp/bundle --exercises 05,10,18 --notebooks --record-progress
+    \b
+    Examples:
+      grader export /tmp/bundle --exercises 05,10,18 --notebooks --record-progress
+      grader export /tmp/screen --session fundamentals-45
     """
     from grader.export import export_bundle
 
     bundle = export_bundle(out, exercises=list(exercises) or None, notebooks=notebooks,
-                           record_progress=record_progress)
-    click.echo(f"Exported {len(bundle.exercises)} exercises to {bundle.path} ({len(bundle.files)} files); "
-               f"scanned for {bundle.secret_lines} lines of hidden checks, solutions and graders' notes: none found")
+                           record_progress=record_progress, session=session)
+    what = f"session {session!r}: " if session else ""
+    click.echo(f"Exported {what}{len(bundle.exercises)} exercises to {bundle.path} ({len(bundle.files)} files); "
+               f"scanned for {bundle.secret_lines} lines of hidden checks, solutions, graders' notes and "
+               f"interviewers' guides: none found")
     for name, problem in bundle.skipped.items():
         click.echo(f"Warning: exercise {name} is left out: {problem}", err=True)
 

@@ -4,7 +4,8 @@
     bundle = export_bundle(Path("/tmp/bundle"), exercises=["05", "10"])
 
 The bundle holds, for each exercise, its README.md (without the "Notes for graders" section),
-exercise.toml, the stub and test_public.py, copied by an allowlist; the grader package (it holds no
+exercise.toml (without what is for the interviewer only: `tests`, `[api].required`), the stub and
+test_public.py, copied by an allowlist (never the interviewer's guide, interviewer.md); the grader package (it holds no
 secrets: what grades lives in the exercises' hidden tests and the solutions); a pyproject.toml and
 constraints.txt to install it; a candidate README; and the pull-request workflows
 (`.github/workflows/`, from `grader/bundle/`).
@@ -23,17 +24,20 @@ import os
 import re
 import shutil
 import tempfile
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import grader
 from grader.catalog import Catalog, Exercise
-from grader.errors import GraderError, UsageError
+from grader.errors import ExerciseDefinitionError, GraderError, UsageError
+from grader.guides import GUIDE_FILE
 
 PACKAGE_DIR = Path(grader.__file__).resolve().parent
 TEMPLATES = PACKAGE_DIR / "bundle"
 GRADER_ONLY_SECTIONS = ("notes for graders",)  # README sections (## headings) kept out of the bundle
-FORBIDDEN_NAMES = {"test_hidden.py", "solutions", "mistakes", "__pycache__"}
+INTERVIEWER_ONLY_KEYS = {("tests",), ("api", "required")}  # exercise.toml fields kept out of the bundle
+FORBIDDEN_NAMES = {"test_hidden.py", "solutions", "mistakes", "__pycache__", GUIDE_FILE}
 FORBIDDEN_SUFFIXES = (".pyc", ".pyo")
 _IGNORED_IN_PACKAGE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.pyo", "*.egg-info")
 _SECTION_RE = re.compile(r"^## +(.+?)\s*$")
@@ -65,27 +69,34 @@ class Bundle:
     files: tuple[str, ...]  # relative paths, sorted
     secret_lines: int  # how many distinct hidden lines the scan looked for
     skipped: dict[str, str]  # exercises that could not be loaded -> why (left out of the bundle)
+    session: str | None = None  # the interview session exported, if one was
 
 
 def export_bundle(out: Path, *, exercises: list[str] | None = None, root: Path | None = None,
-                  notebooks: bool = False, record_progress: bool = False) -> Bundle:
+                  notebooks: bool = False, record_progress: bool = False, session: str | None = None) -> Bundle:
     """Write the candidate bundle of `exercises` (refs; None: all) to `out`, which must not exist
     or be empty; with `notebooks`, each stub also as a notebook paired with it by jupytext (see
     `grader.notebooks.stubs`). `record_progress`: the bundle's watch/check runs append to a
     progress record that is submitted with the candidate's files (see grader.practice.state).
-    Raises UsageError for a bad `out` and ExportError when the scan finds hidden content."""
+    `session`: the exercises of that interview session, in its order (not with `exercises`).
+    Raises UsageError for a bad `out` or session and ExportError when the scan finds hidden content."""
+    from grader.sessions import get_session
+
     out = Path(out).resolve()
+    if session is not None and exercises:
+        raise UsageError("give either --session or --exercises: a session names its own exercises")
+    catalog = Catalog.load(root)
+    chosen_session = get_session(catalog.root, session) if session is not None else None
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out} exists and is not an empty folder: choose a new folder for the bundle")
-    catalog = Catalog.load(root)
-    chosen = catalog.select(exercises)
+    chosen = chosen_session.resolve(catalog) if chosen_session else catalog.select(exercises)
     if not chosen:
         raise UsageError(f"no exercises to export under {catalog.root / 'exercises'}")
     out.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     staging.chmod(0o755)  # mkdtemp's 0700 would make the bundle private to this user
     try:
-        _write(staging, catalog, chosen, record_progress)
+        _write(staging, catalog, chosen, record_progress, chosen_session)
         if notebooks:
             _write_notebooks(staging, chosen)
         secrets = secret_lines(catalog.root)
@@ -102,19 +113,21 @@ def export_bundle(out: Path, *, exercises: list[str] | None = None, root: Path |
             shutil.rmtree(staging)
     files = tuple(sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()))
     return Bundle(path=out, exercises=tuple(chosen), files=files, secret_lines=len(secrets),
-                  skipped=dict(catalog.problems))
+                  skipped=dict(catalog.problems), session=session)
 
 
 # --- writing ---------------------------------------------------------------------------------------
 
-def _write(dest: Path, catalog: Catalog, chosen: list[Exercise], record_progress: bool = False) -> None:
+def _write(dest: Path, catalog: Catalog, chosen: list[Exercise], record_progress: bool = False,
+           session=None) -> None:
     from grader.practice import bundle as practice_bundle
 
     for ex in chosen:
         target = dest / "exercises" / ex.track / ex.id
         target.mkdir(parents=True)
         (target / "README.md").write_text(candidate_readme(ex.dir / "README.md"), encoding="utf-8")
-        for path in (ex.dir / "exercise.toml", ex.stub, ex.public_tests, *practice_bundle.hint_files(ex)):
+        (target / "exercise.toml").write_text(candidate_toml(ex.dir / "exercise.toml"), encoding="utf-8")
+        for path in (ex.stub, ex.public_tests, *practice_bundle.hint_files(ex)):
             shutil.copyfile(path, target / path.name)
     practice_bundle.write_practice_files(dest, chosen, record_progress)
     shutil.copytree(PACKAGE_DIR, dest / "grader", ignore=_IGNORED_IN_PACKAGE)
@@ -126,11 +139,21 @@ def _write(dest: Path, catalog: Catalog, chosen: list[Exercise], record_progress
     values = {"version": grader.__version__, "dependencies": _dependencies(), "exercises": _exercise_table(chosen),
               "first": f"{chosen[0].number:02d}", "first_stub": f"exercises/{chosen[0].layout_path}",
               "points": f"{sum(ex.points for ex in chosen):g}", "count": str(len(chosen)),
-              "progress_notice": practice_bundle.progress_notice(record_progress)}
+              "progress_notice": practice_bundle.progress_notice(record_progress),
+              "session": _session_notice(session, chosen)}
     (dest / "README.md").write_text(_fill(TEMPLATES / "README.md.tmpl", values), encoding="utf-8")
     (dest / "pyproject.toml").write_text(_fill(TEMPLATES / "pyproject.toml.tmpl", values), encoding="utf-8")
     shutil.copyfile(TEMPLATES / "gitignore", dest / ".gitignore")
     shutil.copytree(TEMPLATES / "workflows", dest / ".github" / "workflows")
+
+
+def _session_notice(session, chosen: list[Exercise]) -> str:
+    """The bundle README's paragraph on the interview session it was exported for ("" without one)."""
+    if session is None:
+        return ""
+    order = ", then ".join(f"{ex.number:02d} ({ex.title.split(':')[0]})" for ex in chosen)
+    return (f"**{session.title}: {session.minutes} minutes.** {session.purpose} Work through the exercises in "
+            f"this order: {order}.\n\n")
 
 
 def _write_notebooks(dest: Path, chosen: list[Exercise]) -> None:
@@ -172,6 +195,43 @@ def split_readme(text: str) -> tuple[list[str], list[str]]:
 def candidate_readme(path: Path) -> str:
     """The README that candidates get: without its grader-only sections."""
     return "\n".join(split_readme(path.read_text(encoding="utf-8"))[0]).rstrip() + "\n"
+
+
+def _toml_key(line: str, table: tuple[str, ...]) -> tuple[str, ...] | None:
+    match = re.match(r"^\s*([A-Za-z0-9_-]+)\s*=", line)
+    return (*table, match.group(1)) if match else None
+
+
+def candidate_toml(path: Path) -> str:
+    """exercise.toml as candidates get it: without the interviewer-only fields (INTERVIEWER_ONLY_KEYS:
+    what the exercise tests, the APIs it requires), their values' continuation lines included."""
+    return strip_interviewer_fields(path)
+
+
+def strip_interviewer_fields(path: Path) -> str:
+    """`candidate_toml`'s work, called by the scan directly: a writer that forgets to strip must be
+    caught by the scan, not share its mistake."""
+    text = path.read_text(encoding="utf-8")
+    kept: list[str] = []
+    table: tuple[str, ...] = ()
+    skipping = 0  # open brackets of a skipped value
+    for line in text.splitlines():
+        if skipping:
+            skipping += line.count("[") - line.count("]")
+            continue
+        header = re.match(r"^\s*\[([A-Za-z0-9_.-]+)\]\s*(#.*)?$", line)
+        if header:
+            table = tuple(header.group(1).split("."))
+        elif _toml_key(line, table) in INTERVIEWER_ONLY_KEYS:
+            skipping = line.count("[") - line.count("]")
+            continue
+        kept.append(line)
+    result = "\n".join(kept).rstrip() + "\n"
+    parsed = tomllib.loads(result)
+    if "tests" in parsed or "required" in parsed.get("api", {}):  # a spelling the line filter missed
+        raise ExerciseDefinitionError(f"{path}: write 'tests' and 'api.required' as plain keys (key = [...]) so "
+                                      f"that the export can leave them out of the candidate's exercise.toml")
+    return result
 
 
 def _fill(template: Path, values: dict[str, str]) -> str:
@@ -226,6 +286,8 @@ def public_lines(root: Path) -> set[str]:
         for path in folder.iterdir():
             if path.name == "README.md":  # split here, not by the writer: the scan must not share its bugs
                 public.update(filter(None, map(_significant, split_readme(path.read_text(encoding="utf-8"))[0])))
+            elif path.name == "exercise.toml":
+                public.update(filter(None, map(_significant, strip_interviewer_fields(path).splitlines())))
             elif path.is_file() and path.name != "test_hidden.py" and path.suffix in (".py", ".toml"):
                 public.update(filter(None, map(_significant, _lines(path))))
     for path in PACKAGE_DIR.rglob("*"):
@@ -243,8 +305,11 @@ def secret_lines(root: Path) -> dict[str, str]:
     for path in sorted((root / "solutions").rglob("*")) if (root / "solutions").is_dir() else ():
         if path.is_file() and "__pycache__" not in path.parts:
             sources.append((path, _lines(path)))
-    for path in sorted((root / "exercises").glob("*/*/README.md")):
-        sources.append((path, _lines(path)))  # the public part is removed below with the public lines
+    for name in ("README.md", "exercise.toml"):  # their public parts are removed below with the public lines
+        for path in sorted((root / "exercises").glob(f"*/*/{name}")):
+            sources.append((path, _lines(path)))
+    for path in sorted((root / "exercises").glob(f"*/*/{GUIDE_FILE}")):
+        sources.append((path, _lines(path)))
     public = public_lines(root)
     secrets: dict[str, str] = {}
     for path, lines in sources:

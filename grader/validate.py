@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.catalog import Catalog, Exercise, require_hidden_tests
+from grader.content import content_problems
 from grader.errors import GraderError
 from grader.grading import build_exercise
 from grader.parallel import run_split
@@ -176,7 +177,7 @@ def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float |
 
     validations = []
     for ex in selected:
-        problems: list[str] = []
+        problems: list[str] = content_problems(ex)
         if not ex.has_hidden_tests:
             problems.append(f"no test_hidden.py in {ex.dir}: write the hidden checks")
         ref = result("reference", ex, ex.reference)

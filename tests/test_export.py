@@ -85,8 +85,8 @@ def _candidate_part(readme: str) -> list[str]:
 
 
 def hidden_lines(root: Path) -> dict[str, str]:
-    """This test's own reading of what is secret: every line of every test_hidden.py, every file
-    under solutions/ and every "Notes for graders" section, except lines that the public files
+    """This test's own reading of what is secret: every line of every test_hidden.py, every
+    interviewer's guide, every file under solutions/ and every "Notes for graders" section, except lines that the public files
     (stubs, public checks, exercise.toml, the candidate part of READMEs, the grader package) hold
     too: those share imports, signatures and docstrings by design."""
     public: set[str] = set()
@@ -95,6 +95,8 @@ def hidden_lines(root: Path) -> dict[str, str]:
         for path in folder.iterdir():
             lines = path.read_text(errors="replace").splitlines() if path.is_file() else []
             if path.name == "test_hidden.py":
+                secret.update({t: f"{path}:{i}" for i, line in enumerate(lines, 1) if (t := _significant(line))})
+            elif path.name == "interviewer.md":
                 secret.update({t: f"{path}:{i}" for i, line in enumerate(lines, 1) if (t := _significant(line))})
             elif path.name == "README.md":
                 public.update(filter(None, map(_significant, _candidate_part("\n".join(lines)))))

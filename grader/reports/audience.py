@@ -32,7 +32,8 @@ def for_audience(run: GradeRun, audience: str) -> GradeRun:
                                      exercises=tuple(_exercise(e, redact) for e in s.exercises))
                  for s in run.submissions)
     env = dataclasses.replace(run.environment, notes=tuple(redact(n) for n in run.environment.notes))
-    return dataclasses.replace(run, submissions=subs, environment=env, extra={**run.extra, "audience": "candidate"})
+    extra = {key: value for key, value in run.extra.items() if key != "guides"}  # the interviewer's guides
+    return dataclasses.replace(run, submissions=subs, environment=env, extra={**extra, "audience": "candidate"})
 
 
 def _redactor(names: set[str]):

@@ -159,8 +159,9 @@ def render(run: GradeRun) -> str:
     ]
     if len(run.submissions) > 1:
         parts.append(_overview(run, anchors))
+    guides = run.extra.get("guides", {})
     for sub, anchor in zip(run.submissions, anchors):
-        parts.append(_submission(sub, anchor, kinds))
+        parts.append(_submission(sub, anchor, kinds, guides))
         parts.append(progress_section(sub.name, run.extra.get("progress", {}).get(sub.name)))
     parts += [f"<script>{SCRIPT}</script>", "</body>", "</html>"]
     return "\n".join(parts) + "\n"
@@ -217,7 +218,7 @@ def _overview(run: GradeRun, anchors: list[str]) -> str:
             + "\n".join(rows) + "\n</tbody></table>\n</section>")
 
 
-def _submission(sub: SubmissionResult, anchor: str, kinds: list[str]) -> str:
+def _submission(sub: SubmissionResult, anchor: str, kinds: list[str], guides: dict | None = None) -> str:
     out = [f'<section class="submission" id="{anchor}" data-submission="{_e(sub.name)}">',
            f'<h2>{_e(sub.name)}: <span data-field="score">{fmt_points(sub.score)}</span> / '
            f'<span data-field="max-score">{fmt_points(sub.max_score)}</span> '
@@ -258,8 +259,18 @@ def _submission(sub: SubmissionResult, anchor: str, kinds: list[str]) -> str:
         out.append(f"<h3>Failing checks ({len(failing)})</h3>")
         out += [_failing_check(ex, c) for ex, c in failing]
     out += [_all_checks(ex) for ex in sub.exercises]
+    out += [_follow_ups(ex.id, (guides or {})[ex.id]) for ex in sub.exercises if ex.id in (guides or {})]
     out.append("</section>")
     return "\n".join(out)
+
+
+def _follow_ups(ex_id: str, guide: dict) -> str:
+    """The interviewer's guide's follow-up questions for one exercise (interviewer's report only)."""
+    minutes = f", about {guide['minutes']} minutes" if guide.get("minutes") else ""
+    items = "".join(f"<li>{_e(re.sub(r'^[0-9]+[.] *', '', q).replace('**', ''))}</li>" for q in guide["follow_ups"])
+    return (f'<details class="follow-ups" data-exercise="{_e(ex_id)}"><summary>{_e(ex_id)}: follow-up questions '
+            f"(interviewer's guide{minutes})</summary><ol>{items}</ol>"
+            f'<p class="muted">Whole guide: <code>grader show {_e(ex_id[:2])} --interviewer</code></p></details>')
 
 
 def _failing_check(ex: ExerciseResult, check) -> str:
