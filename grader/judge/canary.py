@@ -27,8 +27,14 @@ from typing import Any
 
 import torch
 
-MAX_TENSOR_LEAF = 64  # canary tensors stay small whatever the real answer's size
+MAX_TENSOR_LEAF = 64  # canary tensor leaves stay small whatever the real answer's size
 MAX_LEAVES = 64
+MAX_PROBE_TENSOR = 4096  # elements of the tensors the canaries put through torch.equal and friends
+# dtypes canaries draw (a lying torch.equal that is honest only on small float32 tensors fails them);
+# the second list is what numpy holds too (np.shares_memory), the third what allclose compares
+DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int16", "uint8", "bool")
+NUMPY_DTYPES = ("float32", "float64", "float16", "int64", "int32", "int16", "uint8", "bool")
+FLOAT_DTYPES = ("float32", "float64", "float16", "bfloat16")
 _templates: dict[tuple[str, str], Any] = {}  # last real answer's structure, per probe function
 _rng = random.Random(os.urandom(16))
 
@@ -48,7 +54,8 @@ def plan_for(template: Any, budget: list[int] | None = None) -> tuple[Any, Any]:
         return ("none",), None
     if isinstance(template, bool):
         value = _rng.random() < 0.5
-        return ("bool", _rng.randrange(6), value), value
+        variant = _rng.randrange(6)
+        return ("bool", variant, value, _tensor_params(variant)), value
     if isinstance(template, int):
         value = _rng.randrange(0, 1000)
         return ("int", _rng.randrange(2), value), value
@@ -59,9 +66,17 @@ def plan_for(template: Any, budget: list[int] | None = None) -> tuple[Any, Any]:
         value = "".join(_rng.choice("abcdefghij ") for _ in range(min(len(template), 40)))
         return ("str", value), value
     if isinstance(template, torch.Tensor):
-        n = _rng.randrange(1, MAX_TENSOR_LEAF)
-        values = [_rng.randrange(-50, 50) for _ in range(n)]
-        return ("tensor", values), torch.tensor(values, dtype=torch.float32)
+        # the real answer's dtype and shape where they are small and plain, so that a canary's
+        # answer looks like the real one
+        dtype = str(template.dtype).removeprefix("torch.")
+        dtype = dtype if dtype in DTYPES else "float32"
+        shape = tuple(template.shape) if 0 < template.numel() <= MAX_TENSOR_LEAF else (_rng.randrange(1, MAX_TENSOR_LEAF),)
+        n = 1
+        for size in shape:
+            n *= size
+        low = 0 if dtype in ("uint8", "bool") else -50
+        values = [_rng.randrange(low, 2 if dtype == "bool" else 50) for _ in range(n)]
+        return ("tensor", values, dtype, shape), torch.tensor(values).to(getattr(torch, dtype)).reshape(shape)
     if isinstance(template, (list, tuple)) and type(template) in (list, tuple):
         pairs = [plan_for(v, budget) for v in template[:16]]
         kind = "list" if isinstance(template, list) else "tuple"
@@ -74,12 +89,25 @@ def plan_for(template: Any, budget: list[int] | None = None) -> tuple[Any, Any]:
     return ("none",), None
 
 
+def _tensor_params(variant: int) -> tuple[int, str, int, bool, int]:
+    """(elements, dtype, columns, transposed, the element changed) of the tensor a boolean canary
+    compares: sizes from 1 to MAX_PROBE_TENSOR, every dtype its operation takes, sometimes 2-d and
+    transposed (not contiguous)."""
+    choices = FLOAT_DTYPES if variant == 1 else NUMPY_DTYPES if variant == 4 else DTYPES
+    dtype = _rng.choice(choices)
+    cols = _rng.choice((1, 1, 2, 3, 8))
+    rows = _rng.randrange(1, max(2, MAX_PROBE_TENSOR // cols if _rng.random() < 0.3 else 64))
+    n = rows * cols
+    return n, dtype, cols, cols > 1 and _rng.random() < 0.5, _rng.randrange(n)
+
+
 def flipped(plan: Any) -> tuple[Any, Any]:
     """The twin of `plan`: every boolean leaf negated, the rest drawn afresh. A canary and its twin
     together give each boolean of the answer both values: a rewrite forcing one is always seen."""
     kind = plan[0]
     if kind == "bool":
-        return ("bool", _rng.randrange(6), not plan[2]), not plan[2]
+        variant = _rng.randrange(6)
+        return ("bool", variant, not plan[2], _tensor_params(variant)), not plan[2]
     if kind in ("list", "tuple"):
         pairs = [flipped(p) for p in plan[1]]
         expected = [e for _, e in pairs]
@@ -94,7 +122,7 @@ def flipped(plan: Any) -> tuple[Any, Any]:
 
 def _sample(plan: Any) -> Any:
     return {"int": 0, "float": 0.0, "str": "x" * len(plan[-1]) if plan[0] == "str" else "",
-            "tensor": torch.zeros(1)}.get(plan[0])
+            "tensor": torch.zeros(plan[3]).to(getattr(torch, plan[2])) if plan[0] == "tensor" else None}.get(plan[0])
 
 
 def build(plan: Any) -> Any:
@@ -106,27 +134,35 @@ def build(plan: Any) -> Any:
     if kind == "gauntlet":
         # First put the machinery to the test both ways (a function forced to one answer fails
         # one of the two); any surprise corrupts the whole answer, which the judge sees.
-        honest = all(build(("bool", variant, expect)) is expect for variant in range(6) for expect in (True, False))
+        params = plan[2]
+        honest = all(build(("bool", variant, expect, params[variant])) is expect
+                     for variant in range(6) for expect in (True, False))
         return build(plan[1]) if honest else ("corrupted", plan[1])
     if kind == "bool":
         variant, value = plan[1], plan[2]
-        a = T.arange(7, dtype=T.float32, device="cpu")
-        if variant == 0:
-            return bool(T.equal(a, a + (0.0 if value else 1.0)))
-        if variant == 1:
-            return bool(T.allclose(a, a + (0.0 if value else 1.0)))
+        n, dtype, cols, transposed, at = plan[3]
+        a = (T.arange(n, device="cpu") % 97).to(getattr(T, dtype)).reshape(-1, cols)
+        if transposed:
+            a = a.t()
+        if variant in (0, 1):
+            b = a.clone()
+            if not value:  # one element differs, anywhere
+                flat = b.reshape(-1) if b.is_contiguous() else b.t().reshape(-1)
+                flat[at] = (~flat[at]) if dtype == "bool" else flat[at] + 1
+                b = flat.reshape(b.shape) if b.is_contiguous() else flat.reshape(b.t().shape).t()
+            return bool(T.equal(a, b)) if variant == 0 else bool(T.allclose(a, b))
         if variant == 2:
             before = a._version
             if not value:
-                a.add_(1.0)
+                a.zero_()
             return a._version == before
         if variant == 3:
-            b = a.view(7, 1) if value else a.clone()
+            b = a.view(-1) if value and a.is_contiguous() else a[:] if value else a.clone()
             return a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr()
         if variant == 4:
             arr = a.numpy()
             return bool(np.shares_memory(arr, (a if value else a.clone()).numpy()))
-        layer = T.nn.Linear(2, 2)
+        layer = T.nn.Linear(cols, 2)
         return len(T.nn.Module.state_dict(layer)) == (2 if value else 3)
     if kind == "int":
         if plan[1] == 0:
@@ -137,7 +173,8 @@ def build(plan: Any) -> Any:
     if kind == "str":
         return "".join(list(plan[1]))
     if kind == "tensor":
-        return T.tensor(plan[1], dtype=T.float32, device="cpu")
+        values, dtype, shape = plan[1], plan[2], plan[3]
+        return T.tensor(values, device="cpu").to(getattr(T, dtype)).reshape(shape)
     if kind == "list":
         return [build(p) for p in plan[1]]
     if kind == "tuple":
@@ -171,8 +208,10 @@ def disguised(real: Any, plan: Any) -> Any:
     """A function that answers `plan` whatever its arguments, named, filed and moduled as `real`
     (so cloudpickle ships it by value exactly as it ships the real probe)."""
 
+    gauntlet = ("gauntlet", plan, [_tensor_params(variant) for variant in range(6)])
+
     def observe(*args: Any, **kwargs: Any) -> Any:
-        return build(("gauntlet", plan))
+        return build(gauntlet)
 
     code = getattr(real, "__code__", None)
     module = getattr(real, "__module__", None) or __name__

@@ -6,8 +6,9 @@
   helpers it calls.
 - `tampering()`: flags for the interviewer: assignments to attributes of imported modules and
   classes (torch, numpy, builtins, time...), `sys.modules` edits, code built at run time (exec,
-  eval, compile, __import__, importlib), code objects reached or built (`__code__`,
-  types.CodeType), and use of ctypes, gc, inspect or frame introspection.
+  eval, compile, __import__, importlib, runpy, marshal, zipimport, pkgutil), the import machinery
+  reached (sys.meta_path, sys.path_hooks, sys.path changed), code objects reached or built
+  (`__code__`, types.CodeType), and use of ctypes, gc, inspect or frame introspection.
 """
 
 from __future__ import annotations
@@ -24,7 +25,13 @@ _SUSPECT_IMPORTS = {"ctypes": "uses ctypes", "gc": "uses gc (garbage-collector i
                     "inspect": "uses inspect (frame and source introspection)",
                     "grader": "imports the grader", "pytest": "imports pytest",
                     "_pytest": "imports pytest internals", "cffi": "uses cffi",
-                    "importlib": "uses importlib (imports by computed name)"}
+                    "importlib": "uses importlib (imports by computed name)",
+                    "runpy": "runs code from a path (runpy)", "marshal": "loads code objects (marshal)",
+                    "zipimport": "imports from an archive (zipimport)", "pkgutil": "loads modules by path (pkgutil)",
+                    "imp": "uses imp (loads modules by path)", "code": "runs code built at run time (code)",
+                    "codeop": "compiles code at run time (codeop)"}
+# the import machinery: who changes it can import what the judge never read
+_IMPORT_MACHINERY = {"sys.meta_path", "sys.path_hooks", "sys.path_importer_cache", "sys.path"}
 _DYNAMIC_CALLS = {"exec": "runs code built at run time (exec)", "eval": "runs code built at run time (eval)",
                   "compile": "compiles code at run time (compile)", "__import__": "imports by computed name (__import__)",
                   "vars": None, "globals": None}
@@ -407,6 +414,11 @@ class StaticView:
                 flags += self._passes_module_to_patcher(node, bound)
             if isinstance(node, ast.Name) and node.id == "__builtins__":
                 flags.append(Flag(node.lineno, "reaches into __builtins__"))
+            if isinstance(node, ast.Attribute) and self._dotted(node) in _IMPORT_MACHINERY - {"sys.path"}:
+                flags.append(Flag(node.lineno, f"reaches the import machinery ({self._dotted(node)})"))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    self._dotted(node.func.value) == "sys.path" and node.func.attr in ("insert", "append", "extend"):
+                flags.append(Flag(node.lineno, f"changes where Python imports from (sys.path.{node.func.attr})"))
             # a function given other code (`f.__code__ = g.__code__.replace(co_filename=...)`) can
             # pass for another function, or for torch's own code, with the spies' call watch
             if (isinstance(node, ast.Attribute) and node.attr == "__code__") or (

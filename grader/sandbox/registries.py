@@ -23,6 +23,12 @@ from torch import nn
 from grader.sandbox.worker import TamperingDetected
 
 REGISTRIES = ("_modules", "_parameters", "_buffers")
+# the hook registries nn.Module.__init__ makes: torch fires what they hold whatever their class says,
+# so a subclass whose iteration hides a hook would show a check "no hook left" while torch still runs it
+HOOK_REGISTRIES = ("_backward_pre_hooks", "_backward_hooks", "_forward_hooks", "_forward_hooks_with_kwargs",
+                   "_forward_hooks_always_called", "_forward_pre_hooks", "_forward_pre_hooks_with_kwargs",
+                   "_state_dict_hooks", "_state_dict_pre_hooks", "_load_state_dict_pre_hooks",
+                   "_load_state_dict_post_hooks")
 # the nn.Module methods that read registries (the others reach them through these)
 _READERS = ("state_dict", "load_state_dict", "_load_from_state_dict", "named_modules", "named_children",
             "named_parameters", "named_buffers", "_named_members", "_apply")
@@ -63,7 +69,27 @@ def problem(module: Any) -> str | None:
         registry = own[name]
         if type(registry) not in _PLAIN and _qualified(type(registry)) not in TORCH_TYPES:
             return f"{cls.__qualname__}.{name} is a {type(registry).__qualname__}, not torch's dict"
+    for name in HOOK_REGISTRIES:
+        registry = own.get(name)
+        if registry is not None and type(registry) not in _PLAIN:
+            return f"{cls.__qualname__}.{name} is a {type(registry).__qualname__}, not torch's dict"
     return None
+
+
+def hook_keys(module: Any, name: str) -> list:
+    """The ids of the hooks in `module`'s hook registry `name` (a HOOK_REGISTRIES name) or in
+    nn's global one (`_global_forward_hooks`...), read through dict's own methods; a registry that
+    is not torch's plain dict raises TamperingDetected (its own methods could hide entries)."""
+    import torch.nn.modules.module as module_module
+
+    registry = (vars(module_module) if module is None else object.__getattribute__(module, "__dict__")).get(name)
+    if registry is None:
+        return []
+    if type(registry) not in _PLAIN:
+        raise TamperingDetected(f"the submission replaced a hook registry ({name} is a "
+                                f"{type(registry).__qualname__}, not torch's dict): which hooks are left cannot be "
+                                f"read")
+    return list(dict.keys(registry))
 
 
 def _qualified(cls: type) -> str:

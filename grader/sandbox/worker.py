@@ -57,9 +57,14 @@ class TamperingDetected(Exception):
 # that undoes itself before the probe ends is not seen: the static flags are the other net.
 # `warnings` is watched because checks observe warnings through `probes.capture_warnings`: a
 # submission that replaces `warnings.warn` or `warnings.showwarning` would hide what it raised.
+# torch._C, torch.backends' flags' modules, torch.utils.data, autograd's graph module and nn's module
+# module (the global hook dicts) are watched too: checks read state through them (59 reads
+# cudnn's flags through torch._C's getters, 29 the global hooks, 66 the saved-tensor hooks).
 _WATCHED = ("torch", "torch.Tensor", "torch.nn.Module", "torch.nn.functional", "torch.autograd", "torch.sparse",
             "torch.testing", "torch.cuda", "numpy", "numpy.testing", "builtins", "time", "resource", "math",
-            "warnings", "gc", "torch.jit._script.OrderedDictWrapper", "torch.jit._script.OrderedModuleDict")
+            "warnings", "gc", "torch.jit._script.OrderedDictWrapper", "torch.jit._script.OrderedModuleDict",
+            "torch._C", "torch._C._autograd", "torch.backends.cudnn", "torch.backends.cuda", "torch.backends.mkldnn",
+            "torch.utils.data", "torch.utils.data.DataLoader", "torch.autograd.graph", "torch.nn.modules.module")
 
 
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
@@ -85,7 +90,10 @@ class TamperGuard:
         self.modules: dict[str, Any] = {}
         import torch.jit._script as script
 
+        import torch.utils.data
+
         classes = {"torch.Tensor": torch.Tensor, "torch.nn.Module": torch.nn.Module,
+                   "torch.utils.data.DataLoader": torch.utils.data.DataLoader,
                    "torch.jit._script.OrderedDictWrapper": script.OrderedDictWrapper,
                    "torch.jit._script.OrderedModuleDict": script.OrderedModuleDict}
         for label in _WATCHED:
@@ -158,7 +166,10 @@ class TamperGuard:
                 for owner, entries, names, values, rest in groups.values()]
 
     def changed(self) -> list[str]:
+        from grader.sandbox import imports
+
         found = [f"sys.modules[{name!r}]" for name, module in self.modules.items() if sys.modules.get(name) is not module]
+        found += imports.tampered
         seen: dict[int, dict[str, Any]] = {}
         for (owner, entries, names, values, rest), stamp in zip(self._groups, self._stamps):
             if self._unchanged(owner, stamp):
@@ -227,10 +238,15 @@ class TamperGuard:
     def _by_torch(self, label: str, name: str, value: Any, original: Any) -> bool:
         """Changes torch makes itself: CUDA's lazy initialisation (on first use in the worker)
         sets torch.cuda's private state (`_initialized`, the cached device count...) and its
-        `default_generators`: plain data and generators, never a function a probe calls. Importing torch._dynamo (an optimizer's first step,
-        torch.compile) wraps torch.manual_seed and others in functions of its own around the
-        originals, torch.compile patches nn.Module's methods, and set_default_dtype rebinds
-        torch.Storage to one of the typed storages."""
+        `default_generators`: plain data and generators, never a function a probe calls; and
+        set_default_dtype rebinds torch.Storage to one of the typed storages. Functions torch
+        puts in place of its own (`_TORCH_REWRAPS`: importing torch._dynamo wraps
+        torch.manual_seed, torch.compile patches nn.Module's __init__ and __setstate__) are
+        forgiven only when they are that very wrapper around the original: the wrapper's code
+        equal to the one compiled from torch's source, its globals torch's module, the original in
+        its closure. A function's file, name or `__wrapped__` proves nothing: any wrapper made
+        with torch's decorators (`torch.no_grad()(liar)`) lies in torch's folder and can claim to
+        wrap anything."""
         if getattr(original, "__grader_registry_guard__", False):
             return False  # the registry guard (grader.sandbox.registries): only the candidate removes it
         if label == "torch.cuda" and name == "default_generators":
@@ -239,10 +255,7 @@ class TamperGuard:
             return _plain_data(value)
         if label == "torch" and name == "Storage":
             return isinstance(value, type) and value.__name__.endswith("Storage") and getattr(torch, value.__name__, None) is value
-        code = getattr(value, "__code__", None)
-        if code is None or not os.path.abspath(code.co_filename).startswith(_TORCH_DIR):
-            return False
-        return label == "torch.nn.Module" or getattr(value, "__wrapped__", None) is original
+        return _torch_rewrap(label, name, value, original)
 
     def check(self) -> None:
         changed = self.changed()
@@ -250,6 +263,70 @@ class TamperGuard:
             shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
             raise TamperingDetected(f"the submission replaced {shown}: a probe observing it in the worker cannot "
                                     f"be trusted, so this check fails")
+
+
+# (label, name) -> (torch's module that makes the wrapper, the function that makes it, the wrapper's
+# name in it): the only functions torch puts in place of watched ones (tests/attacks'
+# test_torch_changing_itself_is_not_tampering finds them)
+_TORCH_REWRAPS = {("torch", "manual_seed"): ("torch._compile", "_disable_dynamo", "inner"),
+                  ("torch.nn.Module", "__init__"): ("torch._dynamo.mutation_guard", "install_generation_tagging_init",
+                                                    "patched_init"),
+                  ("torch.nn.Module", "__setstate__"): ("torch._dynamo.mutation_guard",
+                                                        "install_generation_tagging_init", "patched_setstate")}
+_rewrap_code: dict[tuple[str, str, str], types.CodeType | None] = {}
+
+
+def _nested_code(module: str, outer: str, inner: str) -> types.CodeType | None:
+    """The code object of function `inner` defined inside `outer` in torch's module `module`,
+    compiled here from torch's source file (read-only to the worker), once per process."""
+    key = (module, outer, inner)
+    if key not in _rewrap_code:
+        import importlib.util
+
+        code = None
+        try:
+            spec = importlib.util.find_spec(module)
+            origin = spec.origin if spec is not None else None
+            if origin and os.path.abspath(origin).startswith(_TORCH_DIR):
+                with open(origin, "rb") as f:
+                    top = compile(f.read(), origin, "exec", dont_inherit=True)
+                code = _find_code(top, outer, inner)
+        except (OSError, SyntaxError, ImportError, ValueError):
+            code = None
+        _rewrap_code[key] = code
+    return _rewrap_code[key]
+
+
+def _find_code(code: types.CodeType, outer: str, inner: str, inside: bool = False) -> types.CodeType | None:
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            if inside and const.co_name == inner:
+                return const
+            found = _find_code(const, outer, inner, inside or const.co_name == outer)
+            if found is not None:
+                return found
+    return None
+
+
+def _torch_rewrap(label: str, name: str, value: Any, original: Any) -> bool:
+    """Is `value` torch's own wrapper around `original` for this attribute (`_TORCH_REWRAPS`)?"""
+    where = _TORCH_REWRAPS.get((label, name))
+    if where is None or type(value) is not types.FunctionType:
+        return False
+    expected = _nested_code(*where)
+    home = sys.modules.get(where[0])
+    if expected is None or value.__code__ != expected or home is None or value.__globals__ is not vars(home):
+        return False
+    if not os.path.abspath(getattr(home, "__file__", "") or "").startswith(_TORCH_DIR):
+        return False
+    return any(_cell(cell) is original for cell in value.__closure__ or ())
+
+
+def _cell(cell: types.CellType) -> Any:
+    try:
+        return cell.cell_contents
+    except ValueError:  # an empty cell
+        return None
 
 
 def _plain_data(value: Any) -> bool:
@@ -436,15 +513,14 @@ def ensure_seeded(config: dict) -> None:
 
 
 def import_candidate(path: str, module_name: str) -> Any:
-    folder = os.path.dirname(path)
-    sys.path.insert(0, folder)
-    spec = importlib.util.spec_from_file_location(module_name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    spec.loader.exec_module(module)
-    return module
+    """The candidate's module, run from its source (never a bytecode cache), with imports from
+    outside the Python installation refused from now on (`grader.sandbox.imports`). Its folder is
+    on sys.path only so that importing a file beside it gets that refusal, not "no module named"."""
+    from grader.sandbox import imports
+
+    sys.path.insert(0, os.path.dirname(path))
+    imports.install()
+    return imports.run_candidate(path, module_name)
 
 
 def _send(sock: socket.socket, state: WorkerState | None, answer: dict) -> None:

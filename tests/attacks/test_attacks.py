@@ -64,6 +64,7 @@ MARKERS = ("/tmp/torch-grader-attack-reduce-payload-ran", "/tmp/torch-grader-att
 FORGERIES = ("FORGED-VERDICT", "REDUCE PAYLOAD RAN", "SUBMITTED CONFTEST RAN", "VICTIM-ANSWER-7f3a", "FORGED-NOTE")
 
 FEATURE, SAMPLE, PAIRWISE = "test_feature_bias_example", "test_sample_bias_example", "test_pairwise_example"
+OUTSIDE_IMPORT = r"importing '{name}' from \S+ is not allowed: only the Python installation's modules"
 DENIED = r"(Permission denied|Operation not permitted|Read-only file system)"
 TIME_LIMIT = r"time limit 2 s exceeded while broadcast_bias\.\w+\(\)"
 OOM = r"out of memory: the worker's memory limit is 1\.0 GiB|can't allocate memory"
@@ -306,11 +307,37 @@ CONTAINMENT = [
     Attack("deep_scratch", {}, passes=frozenset(PUBLIC_05), evidence=_deep_chains_removed),
     Attack("tree_memory", {"*": r"memory limit 1\.0 GiB exceeded \(resident [\d.]+ GiB over the worker's process tree"},
            reference_10=True, evidence=_no_process_left),
+    # The code that runs is the code the judge read (grader.sandbox.imports): a bytecode cache shipped
+    # beside a clean stub is never run, and nothing is imported from outside the Python installation
+    # (a helper written to the scratch folder, a second file of the submission), even after the
+    # import machinery was changed.
+    Attack("pyc_shadow", {"*": r"raised NotImplementedError"}),
+    Attack("helper_import", {"*": OUTSIDE_IMPORT.format(name="bb_helper")},
+           flags=("changes where Python imports from (sys.path.insert)",)),
+    Attack("helper_shipped", {"*": OUTSIDE_IMPORT.format(name="bb_shipped")}),
+    Attack("meta_path_swap", {"*": r"importing 'bb_swap' refused: the submission changed sys\.meta_path"},
+           flags=("reaches the import machinery (sys.meta_path)", "changes where Python imports from (sys.path.insert)")),
     Attack("victim", {}, passes=frozenset(PUBLIC_05)),
 ]
 HIDDEN = [
     Attack("probe_forge", {"test_input_left_untouched": TAMPERED + r".*TamperingDetected", "*": VOIDED},
            exercise="10_autograd_basics", flags=("assigns to torch.equal",), evidence=_tampering_flagged),
+    # provenance the candidate cannot construct: a liar wrapped by torch's own decorator, claiming
+    # (`__wrapped__`) to wrap the real torch.equal, and honest on small float32 tensors
+    Attack("wrapped_liar", {"test_input_left_untouched": TAMPERED + r".*TamperingDetected", "*": VOIDED},
+           exercise="10_autograd_basics", flags=("assigns to torch.equal",), evidence=_tampering_flagged),
+    # a hook registry swapped for a dict subclass that hides the hooks left behind (torch fires them)
+    Attack("hooks_hidden", {"*": VOIDED}, exercise="29_hooks", flags=("assigns to layer.__dict__[...]",),
+           evidence=_tampering_flagged),
+    # saved-tensor hooks of the candidate's own, inside forward, hide every saved activation from a
+    # measure made with an outer pair: the memory is measured from outside the worker too
+    Attack("saved_hooks_shadow", {"test_checkpoint_calls": r"it was called 0 times",
+                                  "test_memory_traded_for_recompute": r"held \d+ MiB at its peak, against \d+ MiB"},
+           exercise="66_activation_checkpointing",
+           fails_only=frozenset({"test_checkpoint_calls", "test_memory_traded_for_recompute"})),
+    # a getter of torch._C that a check reads its flags through
+    Attack("cudnn_getter_lie", {"*": VOIDED}, exercise="59_reproducibility",
+           flags=("assigns to torch._C._get_cudnn_benchmark",), evidence=_tampering_flagged),
     Attack("alias_guard", {"test_input_left_untouched": TAMPERED + r"a canary probe", "*": VOIDED},
            exercise="10_autograd_basics", flags=("assigns to torch.equal",), evidence=_tampering_flagged),
     Attack("handler_rewrite", {"test_input_left_untouched": TAMPERED + r"a canary probe", "*": VOIDED},
@@ -497,6 +524,13 @@ def _copy_submission(name: str, dest: Path, reference_10: bool = False) -> Path:
             path.write_text(text + "_ = " + "+".join(["1"] * 200_000) + "\n")
         elif "GENERATED" in text and name == "flag_flood":
             path.write_text(text + "".join(f"torch.{'a' * 2000}{i} = {i}\n" for i in range(1500)))
+    if name == "pyc_shadow":  # its bytecode cache is made here: git keeps no .pyc
+        import importlib.util
+        import py_compile
+
+        stub = target / "broadcast_bias.py"
+        py_compile.compile(str(target / "shadow.txt"), cfile=importlib.util.cache_from_source(str(stub)),
+                           dfile=str(stub), invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH, doraise=True)
     if reference_10:
         ref = target / "autograd" / "10_autograd_basics" / "autograd_basics.py"
         ref.parent.mkdir(parents=True)
@@ -1050,6 +1084,17 @@ def test_torch_changing_itself_is_not_tampering():
         time.perf_counter = lambda: 0.0
         torch.Tensor.to_dense = lambda self: self
         assert sorted(guard.changed()) == ["time.perf_counter", "torch.Tensor.to_dense"], guard.changed()
+        # torch's own decorators and a claimed __wrapped__ are no provenance
+        real_equal, real_seed, real_init = torch.equal, torch.manual_seed, torch.nn.Module.__init__
+        torch.equal = torch.no_grad()(lambda a, b: True)
+        torch.equal.__wrapped__ = real_equal
+        torch.manual_seed = torch._disable_dynamo(lambda seed: None)
+        torch.manual_seed.__wrapped__ = real_seed
+        torch.nn.Module.__init__ = torch._disable_dynamo(real_init)
+        torch._C._get_cudnn_benchmark = lambda: False
+        changed = sorted(guard.changed())
+        assert changed == ["time.perf_counter", "torch.Tensor.to_dense", "torch._C._get_cudnn_benchmark",
+                           "torch.equal", "torch.manual_seed", "torch.nn.Module.__init__"], changed
     """
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-2000:]

@@ -325,12 +325,12 @@ def _prepare(mod, depth, dim, batch):
 
 def _forwards(model, batch, dim, runs):
     """Runs in the worker: `runs` forwards on one batch, then wait for the GPU (timed by the judge)."""
-    x = torch.randn(batch, dim, device="cuda")
+    x = torch.randn(batch, dim, device="cuda", generator=torch.Generator("cuda").manual_seed(68))
     with torch.no_grad():
         for _ in range(runs):
-            model(x)
+            out = model(x)
     torch.cuda.synchronize()
-    return runs
+    return out.detach().float().cpu()  # judged too: a fast answer must also be the right one
 
 
 @requires_cuda
@@ -339,8 +339,11 @@ def test_cuda_compiled_not_slower(sub):
     model, compiled = sub.probe(_prepare, sub, 8, 1024, 4096)
     eager_s, compiled_s = [], []
     for _ in range(3):                                   # interleaved: load affects both alike
-        eager_s.append(sub.timed(_forwards, model, 4096, 1024, 50)[1])
-        compiled_s.append(sub.timed(_forwards, compiled, 4096, 1024, 50)[1])
+        eager_out, seconds = sub.timed(_forwards, model, 4096, 1024, 50)
+        eager_s.append(seconds)
+        compiled_out, seconds = sub.timed(_forwards, compiled, 4096, 1024, 50)
+        compiled_s.append(seconds)
+        assert_close(compiled_out, eager_out, rtol=1e-3, atol=1e-3, what="the timed compiled forward's output")
     eager, fast = sorted(eager_s)[1], sorted(compiled_s)[1]
     assert fast <= 1.05 * eager, (
         f"50 compiled (inductor) forwards of 8 blocks took {fast:.3f} s, eager {eager:.3f} s: the compiled block "
