@@ -89,7 +89,6 @@ class TamperGuard:
         self.snapshot: list[tuple[str, Any, str, Any]] = []
         self.modules: dict[str, Any] = {}
         import torch.jit._script as script
-
         import torch.utils.data
 
         classes = {"torch.Tensor": torch.Tensor, "torch.nn.Module": torch.nn.Module,
