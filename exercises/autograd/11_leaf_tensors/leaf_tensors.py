@@ -1,19 +1,16 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
+
+from typing import Any
+
 import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+from torch import Tensor
 
 
 def make_trainable(data: Any, device: torch.device | str = "cpu") -> Tensor:
-    """float32 LEAF tensor on device with requires_grad=True holding data (int data allowed)."""
+    """Return data as a float32 tensor on device that trains like a parameter: backward fills its own .grad."""
     raise NotImplementedError
 
 
 def is_trainable_leaf(t: Tensor) -> bool:
-    """True iff t is a leaf that will receive .grad on backward()."""
+    """Return True when t is a leaf of the autograd graph whose .grad a backward pass fills in."""
     raise NotImplementedError

@@ -91,6 +91,34 @@ def test_meta_leaf_fallback(sub):
     _assert_leaf(info, ", device=torch.device('meta')")
 
 
+# Variable's class is made by VariableMeta: a call of the class (any reference to it) and an
+# isinstance test against it run VariableMeta's __call__ / __instancecheck__; its C base is
+# reached by name.
+VARIABLE_ROUTES = ("torch.autograd.variable.VariableMeta.__call__",
+                   "torch.autograd.variable.VariableMeta.__instancecheck__", "torch._C._LegacyVariableBase")
+
+
+def _variable_calls(mod, routes):
+    """Probe: make_trainable and is_trainable_leaf on a few inputs, with Variable's routes watched."""
+    from grader import probes
+
+    with probes.spy(*routes, module=mod) as seen:
+        for data, device in (([1, 2], "cpu"), ([[1.5, -2.0]], "meta"), (np.arange(3.0), torch.device("cpu"))):
+            try:
+                t = mod.make_trainable(data, device)
+                mod.is_trainable_leaf(t)
+            except NotImplementedError:
+                raise
+            except Exception:  # noqa: BLE001 - a wrong answer is graded by the value checks
+                pass
+        for t in (torch.zeros(2, requires_grad=True), torch.zeros(2), torch.zeros(2, requires_grad=True) * 2):
+            try:
+                mod.is_trainable_leaf(t)
+            except Exception:  # noqa: BLE001
+                pass
+    return seen.names()
+
+
 @check("api")
 def test_no_variable(sub):
     sub.static.require_implemented("make_trainable", "is_trainable_leaf")
@@ -107,6 +135,13 @@ def test_no_variable(sub):
     got = sub.probe(classify, sub)
     assert got == (True, False) and all(isinstance(v, bool) for v in got), (
         f"is_trainable_leaf gave {got} for (a leaf requiring grad, that leaf * 2), expected (True, False)")
+    # at run time (authoritative: `getattr(torch.autograd, "Vari" + "able")`, an alias or a
+    # reference kept from import is the same class, and constructing it or testing isinstance
+    # against it goes through its metaclass)
+    used = sub.probe(_variable_calls, sub, VARIABLE_ROUTES)
+    assert not used, (f"make_trainable / is_trainable_leaf used Variable at run time ({', '.join(sorted(set(used)))}), "
+                      "which was merged into Tensor in PyTorch 0.4: create the tensor with requires_grad=True instead")
+    # and in the source (a secondary reason: a branch the run did not take)
     lines = set(sub.static.uses("torch.autograd.Variable")) | set(sub.static.uses("torch.autograd.variable"))
     for node in ast.walk(sub.static.tree):
         if isinstance(node, ast.Name) and node.id == "Variable":

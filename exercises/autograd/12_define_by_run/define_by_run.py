@@ -1,19 +1,13 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
+from torch import Tensor
 
 
 def iterate_until_small(x: Tensor, w: Tensor, tol: float, max_iter: int = 50) -> tuple[Tensor, int]:
-    """n=0; h=x; while h.norm() >= tol and n < max_iter: h = tanh(h @ w); n += 1. Return (h.sum(), n)."""
+    """Return the element sum of h after n steps of h -> tanh(h @ w) from h = x, and n itself. Here n counts the steps taken until the Frobenius norm of h first falls below tol, at most max_iter."""
     raise NotImplementedError
 
 
 def branchy_loss(x: Tensor, w: Tensor) -> Tensor:
-    """relu(x @ w).sum() if x.mean() > 0 else tanh(x @ w).sum(), chosen with a real Python `if`."""
+    """Return relu(x @ w).sum() when x has a positive mean and tanh(x @ w).sum() otherwise. Only the branch taken appears in the result's autograd graph."""
     raise NotImplementedError

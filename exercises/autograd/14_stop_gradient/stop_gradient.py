@@ -1,19 +1,13 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
+
 from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
 
 
 def td_loss(q_pred: Tensor, reward: Tensor, next_q: Tensor, gamma: float) -> Tensor:
-    """mean((q_pred - (reward + gamma * next_q))**2) with NO gradient flowing into next_q."""
+    """Return the mean squared TD error between q_pred and reward + gamma * next_q as a 0-dim tensor. No gradient flows into next_q."""
     raise NotImplementedError
 
 
 def ema_update_(target: nn.Module, online: nn.Module, tau: float) -> None:
-    """In place, without autograd history: p_t <- (1 - tau) * p_t + tau * p_o for all parameters; buffers are copied from online."""
+    """Update target in place: each parameter becomes (1 - tau) times itself plus tau times the online parameter, and each buffer a copy of the online one."""
     raise NotImplementedError

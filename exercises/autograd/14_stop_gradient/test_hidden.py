@@ -181,6 +181,45 @@ def test_param_identity(sub):
     assert seen["optimizer_holds_params"], "an optimizer built on the target no longer holds its parameters"
 
 
+def _data_uses(mod, q, reward, next_q, target, online):
+    """Probe: td_loss and ema_update_ run under a TorchFunctionMode that sees every read and write
+    of a tensor's `.data` (torch's getter reports itself there whatever spelling reached it:
+    `t.data`, `getattr(t, "da" + "ta")`, the descriptor called by hand), made by code outside
+    torch; and, as the effect, the target's parameters whose version counter did not move
+    (an update through `.data` hides itself from autograd's version tracking)."""
+    import os
+    import sys
+
+    from torch.overrides import TorchFunctionMode
+
+    from grader import probes
+
+    torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+    descriptor = vars(torch._C.TensorBase)["data"]
+
+    class DataWatch(TorchFunctionMode):
+        def __init__(self):
+            super().__init__()
+            self.uses = []
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if getattr(func, "__self__", None) is descriptor:
+                caller = sys._getframe(1)
+                if not caller.f_code.co_filename.startswith(torch_dir):
+                    self.uses.append(f"{'read' if func.__name__ == '__get__' else 'write'} of .data "
+                                     f"in {caller.f_code.co_name}()")
+            return func(*args, **(kwargs or {}))
+
+    params = probes.named_parameters(target)
+    versions = {name: (p, p._version) for name, p in params.items()}
+    with DataWatch() as watch:
+        mod.td_loss(q, reward, next_q, 0.9)
+        mod.ema_update_(target, online, 0.5)
+    after = probes.named_parameters(target)
+    unmoved = [name for name, (p, version) in versions.items() if after.get(name) is p and p._version == version]
+    return sorted(set(watch.uses)), unmoved
+
+
 @check("api")
 def test_no_dot_data(sub):
     sub.static.require_implemented("td_loss", "ema_update_")
@@ -191,6 +230,14 @@ def test_no_dot_data(sub):
     online, target = nn.Linear(3, 2), nn.Linear(3, 2)
     got = sub.probe(_ema_probe(), sub, target, online, 0.5)
     _assert_state(got, _expected_state(target, online, 0.5), "ema_update_(tau=0.5)")
+    # at run time (authoritative: `getattr(t, "da" + "ta")` meets torch's getter all the same)
+    target, online = _pair()
+    uses, unmoved = sub.probe(_data_uses, sub, q, reward, next_q, target, online)
+    assert not uses, (f"the code used .data at run time ({', '.join(uses)}), which bypasses autograd's version "
+                      "tracking: use .detach() or torch.no_grad() instead")
+    assert not unmoved, (f"ema_update_ changed {unmoved} without autograd's version counter seeing it (as through "
+                         ".data): update them in place under torch.no_grad() instead")
+    # and in the source (a secondary reason: a branch the run did not take)
     lines = []
     for node in ast.walk(sub.static.tree):
         if isinstance(node, ast.Attribute) and node.attr == "data":

@@ -1,22 +1,19 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
+from torch import Tensor
 
 
 class RunningMean:
-    """Sample-weighted running mean of per-batch losses: never retains graphs, accumulates on-device in float64/float32, syncs only in compute()."""
+    """Sample-weighted running mean of per-batch losses, reported by compute()."""
 
     def update(self, batch_loss: Tensor, n: int) -> None:
+        """Add a batch of n samples whose mean loss is batch_loss."""
         raise NotImplementedError
 
     def compute(self) -> float:
+        """Return the mean loss per sample since construction or the last reset, as a Python float."""
         raise NotImplementedError
 
     def reset(self) -> None:
+        """Forget every batch seen so far."""
         raise NotImplementedError

@@ -1,19 +1,15 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
+
+from collections.abc import Callable
+
 from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
 
 
 def gradient_penalty(critic: nn.Module, real: Tensor, fake: Tensor, alpha: Tensor) -> Tensor:
-    """WGAN-GP: x_hat = alpha*real + (1-alpha)*fake; return mean((||d critic(x_hat).sum() / d x_hat||_2 per sample - 1)**2), differentiable w.r.t. critic params."""
+    """Return the WGAN-GP penalty, the mean over samples of (the 2-norm of the critic's input gradient at alpha * real + (1 - alpha) * fake, minus 1) squared, as a 0-dim tensor. The penalty can be back-propagated into the critic's parameters."""
     raise NotImplementedError
 
 
 def hessian_vector_product(f: Callable[[Tensor], Tensor], x: Tensor, v: Tensor) -> Tensor:
-    """H_f(x) @ v for scalar f via double backward (Pearlmutter), never forming H."""
+    """Return the product of the Hessian of the scalar function f at x with v, shaped like x, without forming the Hessian."""
     raise NotImplementedError

@@ -1,33 +1,34 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
+
+from typing import Any
+
 import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+from torch import Tensor
 
 
 class SignSTE(torch.autograd.Function):
-    """forward: sign(x) in {-1,+1} (0 -> +1), same dtype; backward: grad_out * (|x| <= 1) (straight-through estimator)."""
+    """Sign of x as -1 or +1 (0 gives +1) in x's dtype. Its gradient is a straight-through estimator clipped to |x| <= 1."""
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Tensor:
+        """Return the binarised x."""
         raise NotImplementedError
 
     @staticmethod
     def backward(ctx: Any, grad_out: Tensor) -> Tensor:
+        """Return the surrogate gradient with respect to x."""
         raise NotImplementedError
 
 
 class StableLogSumExp(torch.autograd.Function):
-    """forward: numerically stable logsumexp of x over dim (dim removed); backward: grad_out.unsqueeze(dim) * softmax(x, dim)."""
+    """Log-sum-exp of x over dim, with dim removed, that stays finite for large inputs."""
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Tensor:
+        """Return the log-sum-exp of x over dim."""
         raise NotImplementedError
 
     @staticmethod
     def backward(ctx: Any, grad_out: Tensor) -> tuple[Tensor, None]:
+        """Return one gradient for each input of forward."""
         raise NotImplementedError

@@ -1,17 +1,14 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
 
+from collections.abc import Callable
+
+import numpy as np
+from torch import Tensor
+from torch.utils.data import Dataset
 
 
 class TabularDataset(Dataset):
-    """X (N,F) and y (N,) NumPy arrays converted once in __init__; __getitem__(i) -> (float32 (F,), int64 0-dim), applying transform to features only."""
+    """A map-style dataset over NumPy features X of shape (N, F) and integer labels y of shape (N,). Item i is the pair (features, label) of sample i, ready for a classifier and its loss."""
 
     def __init__(self, X: np.ndarray, y: np.ndarray, transform: Callable[[Tensor], Tensor] | None = None) -> None:
         raise NotImplementedError

@@ -12,13 +12,13 @@ def _ids(loader):
 @check("value")
 def test_val_in_order(sub):
     train, val = sub.make_loaders(TensorDataset(torch.arange(8)), TensorDataset(torch.arange(5)), 2)
-    assert _ids(val) == [[0, 1], [2, 3], [4]], "val: every sample once, in order, with the partial last batch"
+    assert _ids(val) == [[0, 1], [2, 3], [4]], "val: expected the batches [[0, 1], [2, 3], [4]]"
 
 
 @check("value")
 def test_train_drop_last_and_seed(sub):
     train, _ = sub.make_loaders(TensorDataset(torch.arange(7)), TensorDataset(torch.arange(5)), 2, seed=1)
-    assert len(train) == 3, "7 samples in batches of 2 with drop_last: 3 batches"
+    assert len(train) == 3, "7 samples in batches of 2: expected len(train_loader) == 3"
     epoch = _ids(train)
     assert [len(b) for b in epoch] == [2, 2, 2]
     again, _ = sub.make_loaders(TensorDataset(torch.arange(7)), TensorDataset(torch.arange(5)), 2, seed=1)
@@ -28,6 +28,6 @@ def test_train_drop_last_and_seed(sub):
 @check("api")
 def test_pin_memory_follows_device(sub):
     train, val = sub.make_loaders(TensorDataset(torch.arange(4)), TensorDataset(torch.arange(4)), 2, device="cuda")
-    assert train.pin_memory and val.pin_memory, "device='cuda' (even on a machine without a GPU): pin_memory=True"
+    assert train.pin_memory and val.pin_memory, "device='cuda': expected pin_memory True on both loaders"
     train, val = sub.make_loaders(TensorDataset(torch.arange(4)), TensorDataset(torch.arange(4)), 2, device="cpu")
-    assert not train.pin_memory and not val.pin_memory, "device='cpu': pin_memory=False"
+    assert not train.pin_memory and not val.pin_memory, "device='cpu': expected pin_memory False on both loaders"

@@ -8,8 +8,8 @@ from grader.testing import assert_close, check
 def test_sampler_is_per_sample(sub):
     labels = torch.tensor([0, 0, 0, 1])
     sampler = sub.balanced_sampler(labels)
-    assert len(sampler.weights) == 4, "one weight per sample, not per class"
-    assert sampler.replacement is True, "draw with replacement"
+    assert len(sampler.weights) == 4, "expected len(sampler.weights) == 4 for 4 labels"
+    assert sampler.replacement is True, "expected sampler.replacement to be True"
     assert sampler.num_samples == 4, "num_samples defaults to len(labels)"
 
 
@@ -17,4 +17,4 @@ def test_sampler_is_per_sample(sub):
 def test_inverse_weights_example(sub):
     w = sub.inverse_frequency_weights(torch.tensor([0, 0, 0, 2]), 3)
     assert isinstance(w, torch.Tensor) and w.dtype == torch.float32, "a float32 tensor"
-    assert_close(w, torch.tensor([0.5, 0.0, 1.5]), what="counts (3, 0, 1): 1/count is (1/3, -, 1), scaled to mean 1 over the present classes")
+    assert_close(w, torch.tensor([0.5, 0.0, 1.5]), what="inverse_frequency_weights([0, 0, 0, 2], 3)")

@@ -1,17 +1,14 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
+
+from collections.abc import Callable, Sequence
+
 import numpy as np
 import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
-
+from torch import Tensor
 
 
 class RandomHFlip:
-    """With probability p flip a (C,H,W) or (N,C,H,W) tensor left-right (last dim); uses the given torch.Generator."""
+    """A random horizontal flip of image tensors, drawn from the given generator."""
 
     def __init__(self, p: float = 0.5, generator: torch.Generator | None = None) -> None:
         raise NotImplementedError
@@ -21,7 +18,7 @@ class RandomHFlip:
 
 
 class Normalize:
-    """Per-channel (x - mean[c]) / std[c] for (C,H,W) or (N,C,H,W) inputs."""
+    """Per-channel normalisation of image tensors with the given means and standard deviations."""
 
     def __init__(self, mean: Sequence[float], std: Sequence[float]) -> None:
         raise NotImplementedError
@@ -31,7 +28,7 @@ class Normalize:
 
 
 class Compose:
-    """Apply the transforms in order."""
+    """Applies the transforms in order."""
 
     def __init__(self, transforms: Sequence[Callable[[Tensor], Tensor]]) -> None:
         raise NotImplementedError
@@ -41,5 +38,5 @@ class Compose:
 
 
 def to_float_image(img: np.ndarray) -> Tensor:
-    """(H,W,C) uint8 -> (C,H,W) float32 in [0,1] (like torchvision ToTensor)."""
+    """Converts an (H,W,C) uint8 image array to a (C,H,W) float32 tensor with values in [0, 1]."""
     raise NotImplementedError

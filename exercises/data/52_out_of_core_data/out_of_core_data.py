@@ -1,17 +1,13 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
 
+from collections.abc import Iterator
+
+from torch import Tensor
+from torch.utils.data import Dataset, IterableDataset
 
 
 class MemmapDataset(Dataset):
-    """Rows of a raw float32 file of shape (num_rows, num_features), read lazily via np.memmap opened on first access in each process; items are float32 (F,) tensors owning their memory."""
+    """A map-style dataset over the rows of a raw float32 file too large to load into memory. Item i is row i as a float32 tensor."""
 
     def __init__(self, path: str, num_rows: int, num_features: int) -> None:
         raise NotImplementedError
@@ -24,7 +20,7 @@ class MemmapDataset(Dataset):
 
 
 class ShardedLineStream(IterableDataset):
-    """Yields int64 0-dim tensors int(line) for every line of the given text files; with num_workers > 0 each line is yielded exactly once across workers."""
+    """An iterable dataset that yields the integer on every line of the given text files, each line once across DataLoader workers."""
 
     def __init__(self, paths: list[str]) -> None:
         raise NotImplementedError

@@ -1,24 +1,19 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
+from typing import Any
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
 
 
 def pick_device(prefer: str | None = None) -> torch.device:
-    """prefer if given and available (else RuntimeError); otherwise cuda, then mps, then cpu."""
+    """Return the device to run on: the one asked for when it is available, otherwise the best one this machine has."""
     raise NotImplementedError
 
 
 def move_batch(batch: Any, device: torch.device | str, non_blocking: bool = True) -> Any:
-    """Recursively move tensors inside tensors/lists/tuples/namedtuples/dicts to device, preserving container types; non-tensors unchanged; tensors already there returned as-is."""
+    """Return the batch with the same nested structure and every tensor on device."""
     raise NotImplementedError
 
 
 def forward_on(model: nn.Module, x: Tensor, device: torch.device | str) -> Tensor:
-    """Move model (params + buffers) and x to device, run model(x), return the output on device."""
+    """Run model on x on the given device and return the output, which is on that device."""
     raise NotImplementedError

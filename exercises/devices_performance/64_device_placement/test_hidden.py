@@ -171,11 +171,79 @@ def _cuda_literals(tree):
     return sorted(set(found))
 
 
+def _cuda_asked(mod, make, model, x, target):
+    """Probe: move_batch(batch, target) and forward_on(model, x, target) for a CUDA `target`
+    (cuda:1) on a simulated machine. A TorchFunctionMode sees every CUDA device torch is asked
+    for, whatever spelling reached it (`.to(...)`, `.cuda()` from `getattr(model, "cuda")`, a
+    factory's `device=`, a reference kept from import), records it and puts the tensor on `meta`
+    instead: (what was asked, by which call; where the batch, the model and the output ended)."""
+    from torch.overrides import TorchFunctionMode
+
+    from grader import probes
+
+    def as_device(value):
+        return torch.device("cuda", value) if isinstance(value, int) else torch.device(value)
+
+    class Simulated(TorchFunctionMode):
+        def __init__(self):
+            super().__init__()
+            self.asked = []
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = dict(kwargs or {})
+            if func is torch.Tensor.cuda:
+                device = args[1] if len(args) > 1 else kwargs.get("device")
+                self.asked.append((".cuda()", str(torch.device("cuda") if device is None else as_device(device))))
+                return args[0].to("meta")
+            if func is torch.Tensor.pin_memory:  # needs a real GPU: nothing to observe here
+                return args[0]
+            if func is torch.Tensor.to:
+                device, dtype, non_blocking, _ = torch._C._nn._parse_to(*args[1:], **kwargs)
+                if device is not None and device.type == "cuda":
+                    self.asked.append((".to()", str(device)))
+                    return func(args[0], "meta", dtype=dtype, non_blocking=non_blocking)
+            device = kwargs.get("device")
+            if device is not None and as_device(device).type == "cuda":
+                self.asked.append((f"{getattr(func, '__name__', 'a factory')}(device=)", str(as_device(device))))
+                kwargs["device"] = "meta"
+            return func(*args, **kwargs)
+
+    seen = {"error": None, "batch": None, "params": None, "out": None}
+    with probes.replace("torch.cuda.is_available", returns=True, module=mod), \
+            probes.replace("torch.cuda._lazy_init", "torch.cuda.synchronize", returns=None, module=mod), \
+            Simulated() as sim:
+        try:
+            out = mod.move_batch(make(), target)
+            seen["batch"] = sorted({t.device.type for t in (out["pair"].images, out["pair"].labels, out["extra"][0])})
+            y = mod.forward_on(model, x, target)
+            seen["params"] = sorted({p.device.type for p in nn.Module.parameters(model)}
+                                    | {b.device.type for b in nn.Module.buffers(model)})
+            seen["out"] = y.device.type if isinstance(y, torch.Tensor) else type(y).__name__
+        except Exception as exc:  # noqa: BLE001 - reported as what happened
+            seen["error"] = f"{type(exc).__name__}: {exc}"[:200]
+    seen["asked"] = sim.asked
+    return seen
+
+
 @check("api")
 def test_no_hard_coded_cuda(sub):
     sub.static.require_implemented("pick_device", "move_batch", "forward_on")
     seen = sub.probe(_move, sub, "meta", _describe, _batch)
     assert _same_structure(seen, "meta"), "move_batch must work before its style earns credit"
+    # At run time (authoritative: a name built with getattr, an alias or a kept reference meets
+    # torch's function dispatch all the same): given cuda:1, every CUDA device torch is asked for
+    # is cuda:1; `.cuda()` (the current device) or a literal "cuda" is not
+    for target in ("cuda:1", torch.device("cuda", 1)):
+        seen = sub.probe(_cuda_asked, sub, _batch, _model(), torch.randn(6, 5), target)
+        wrong = sorted({f"{call} -> {device}" for call, device in seen["asked"] if device != "cuda:1"})
+        assert not wrong, (f"given {target!r}, the code asked torch for another CUDA device: {', '.join(wrong)}; "
+                           "only pick_device may name CUDA: the rest takes the device it is given")
+        assert seen["error"] is None and seen["batch"] == ["meta"] and seen["params"] == ["meta"] \
+            and seen["out"] == "meta", (
+                f"move_batch / forward_on given {target!r} on a simulated CUDA machine did not move everything "
+                f"there through torch (error {seen['error']}, batch on {seen['batch']}, model on {seen['params']}, "
+                f"output on {seen['out']})")
+    # and in the source (a secondary reason: a literal that equals the device given)
     found = _cuda_literals(sub.static.tree)
     assert not found, ("only pick_device may name CUDA: the rest takes the device it is given "
                        f"(found {', '.join(f'line {n}: {t}' for n, t in found)})")

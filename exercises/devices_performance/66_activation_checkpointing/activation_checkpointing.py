@@ -1,20 +1,14 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
-
 
 
 class CheckpointedMLP(nn.Module):
-    """self.blocks = nn.ModuleList of depth [Linear(w,w), GELU, Dropout(p)] blocks; in training with grad enabled and use_checkpoint, each block runs via torch.utils.checkpoint.checkpoint(..., use_reentrant=False)."""
+    """A stack of depth Linear, GELU, Dropout blocks that trades recomputation for activation memory during training."""
 
     def __init__(self, width: int, depth: int, p: float = 0.1, use_checkpoint: bool = True) -> None:
+        """Build the blocks and remember whether to checkpoint them."""
         raise NotImplementedError
 
     def forward(self, x: Tensor) -> Tensor:
+        """Return the blocks applied to x in order."""
         raise NotImplementedError

@@ -1,16 +1,15 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
+from collections.abc import Callable
+from typing import Any
 import torch
-import torch.nn.functional as F
 from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
 
 
 def amp_train_step(model: nn.Module, x: Tensor, y: Tensor, loss_fn: Callable[[Tensor, Tensor], Tensor],
                    optimizer: torch.optim.Optimizer, scaler: Any, max_norm: float | None = None,
                    dtype: torch.dtype = torch.float16) -> float:
-    """zero_grad; forward+loss under torch.autocast(x.device.type, dtype); scaler.scale(loss).backward(); if max_norm: scaler.unscale_(optimizer) then clip; scaler.step(optimizer); scaler.update(); return loss.item()."""
+    """Train model for one mixed-precision step on the batch (x, y) with optimizer and scaler.
+
+    Return the batch's loss before the update as a Python float.
+    """
     raise NotImplementedError

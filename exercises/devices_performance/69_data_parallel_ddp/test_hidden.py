@@ -136,7 +136,7 @@ def _load_ranks(raws):
 
     reports = []
     for raw in raws:
-        report = {"error": None, "type": None, "tensors": {}, "other": [], "saved_on": []}
+        report = {"error": None, "type": None, "is_dict": False, "tensors": {}, "other": [], "saved_on": []}
 
         def where(storage, location, report=report):
             report["saved_on"].append(str(location).split(":")[0])
@@ -149,6 +149,7 @@ def _load_ranks(raws):
             reports.append(report)
             continue
         report["type"] = type(obj).__name__
+        report["is_dict"] = isinstance(obj, dict)  # a state_dict: a dict or an OrderedDict (what state_dict() returns)
         if isinstance(obj, dict):
             for key, value in obj.items():
                 if type(key) is str and isinstance(value, torch.Tensor):
@@ -171,7 +172,7 @@ def _train(sub, model_fn, data, targets, world_size=WORLD):
 
 def _tensors(report, rank):
     assert report["error"] is None, f"rank{rank}.pt does not load with torch.load(weights_only=True): {report['error']}"
-    assert report["type"] == "dict" and not report["other"], (
+    assert report["is_dict"] and not report["other"], (
         f"rank{rank}.pt should hold a dict of str -> Tensor (a state_dict), got a {report['type']}"
         + (f" with other entries {report['other']}" if report["other"] else ""))
     return report["tensors"]

@@ -1,19 +1,13 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
+from torch import Tensor
 
 
 def classification_loss(logits: Tensor, targets: Tensor, ignore_index: int = -100) -> Tensor:
-    """Mean cross-entropy from RAW logits (N,C) or (N,C,*); targets are class indices (N,)/(N,*) of any integer dtype or integral floats, or float class probabilities shaped like logits."""
+    """Return the mean cross-entropy of logits against targets as a 0-dim tensor."""
     raise NotImplementedError
 
 
 def predict_proba(logits: Tensor) -> Tensor:
-    """Class probabilities (softmax over the class dim 1) for reporting only; never fed into the loss."""
+    """Return the class probabilities of logits, for reporting."""
     raise NotImplementedError

@@ -1,19 +1,13 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
+from torch import Tensor
 
 
 def binary_loss(logits: Tensor, targets: Tensor, pos_weight: Tensor | None = None) -> Tensor:
-    """Mean BCE from raw logits; targets 0/1 of any dtype; (N,1) vs (N,) reconciled by squeezing a trailing singleton; other shape mismatches raise ValueError; pos_weight (K,) for (N,K)."""
+    """Return the mean binary cross-entropy of logits against 0/1 targets as a 0-dim tensor."""
     raise NotImplementedError
 
 
 def multilabel_predict(logits: Tensor, threshold: float = 0.5) -> Tensor:
-    """Bool (N,K): sigmoid(logits) >= threshold."""
+    """Return a bool tensor marking the labels whose predicted probability reaches threshold."""
     raise NotImplementedError

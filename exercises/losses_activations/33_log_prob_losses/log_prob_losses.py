@@ -1,16 +1,10 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
+
 from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
 
 
 class LogProbClassifier(nn.Module):
-    """self.fc = Linear(in_features, num_classes) followed by LogSoftmax(dim=1); outputs log-probabilities for nn.NLLLoss."""
+    """A linear classifier (layer fc) whose forward returns log-probabilities over the classes."""
 
     def __init__(self, in_features: int, num_classes: int) -> None:
         raise NotImplementedError
@@ -20,5 +14,5 @@ class LogProbClassifier(nn.Module):
 
 
 def distillation_loss(student_logits: Tensor, teacher_logits: Tensor, targets: Tensor, T: float, alpha: float) -> Tensor:
-    """alpha * T**2 * KL(softmax(teacher/T) || softmax(student/T)) with batchmean reduction + (1 - alpha) * CE(student_logits, targets); no gradient into the teacher."""
+    """Return the knowledge-distillation loss of the student against the teacher and the targets as a 0-dim tensor."""
     raise NotImplementedError

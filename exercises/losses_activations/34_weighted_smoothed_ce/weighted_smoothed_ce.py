@@ -1,14 +1,8 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
+from torch import Tensor
 
 
 def weighted_smoothed_ce(logits: Tensor, targets: Tensor, class_weights: Tensor | None = None, smoothing: float = 0.0) -> Tensor:
-    """Reproduce nn.CrossEntropyLoss(weight=class_weights, label_smoothing=smoothing, reduction='mean') for (N,C) logits without calling it."""
+    """Return the 0-dim loss nn.CrossEntropyLoss gives for (N, C) logits with weight=class_weights, label_smoothing=smoothing and mean reduction."""
     raise NotImplementedError

@@ -1,15 +1,11 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
+from typing import Literal
+
+from torch import Tensor
 
 
 def regression_loss(pred: Tensor, target: Tensor, kind: Literal["mse", "l1", "huber", "smooth_l1"],
                     reduction: Literal["mean", "sum", "none"] = "mean", delta: float = 1.0) -> Tensor:
-    """Elementwise regression loss with torch-identical definitions (smooth_l1 uses beta=delta); ValueError if shapes differ."""
+    """Return torch's regression loss of the given kind between pred and target, reduced as asked. For smooth_l1, delta plays the role of beta."""
     raise NotImplementedError

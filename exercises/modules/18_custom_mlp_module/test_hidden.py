@@ -54,11 +54,8 @@ def test_state_dict_keys(sub):
     extra = [k for k in keys if k not in EXPECTED_KEYS]
     assert not missing and not extra, (f"registered state_dict keys: missing {missing}, unexpected {extra} "
                                        f"(expected {EXPECTED_KEYS})")
-    assert seen["types"].get("layers") == "ModuleList", \
-        f"self.layers must be an nn.ModuleList, got {seen['types'].get('layers')}"
     not_linear = {n: t for n, t in seen["types"].items() if n.startswith("layers.") and t != "Linear"}
     assert not not_linear, f"self.layers must hold only nn.Linear modules, found {not_linear}"
-    assert seen["types"].get("dropout") == "Dropout", "self.dropout must be an nn.Dropout"
     count = seen["count"]
     assert count == 10 * 32 + 32 + 32 * 16 + 16 + 16 * 4 + 4, f"unexpected parameter count {count}"
 
@@ -127,19 +124,21 @@ def test_train_eval_modes(sub):
     assert not any(sub.probe(flags, model)), "model.eval() must set training=False on every submodule"
 
     def default_dropout(mod, x):
-        # dropout defaults to 0.0: in train() the default model drops nothing, so two calls agree
+        # dropout defaults to 0.0: in train() the default model drops nothing, so its train-mode
+        # outputs repeat and equal its eval-mode output
         from torch import nn
 
         model = mod.MLP(16, [64], 8)
         nn.Module.train(model, True)
         with torch.no_grad():
             first, second = model(x), model(x)
-        ps = {name: m.p for name, m in nn.Module.named_modules(model) if isinstance(m, nn.Dropout)}
-        return torch.equal(first, second), ps
+            nn.Module.train(model, False)
+            evaluated = model(x)
+        return torch.equal(first, second) and torch.allclose(first, evaluated)
 
-    same, ps = sub.probe(default_dropout, sub, x)
-    assert ps == {"dropout": 0.0}, f"MLP(16, [64], 8) has dropout modules {ps}: the default is dropout=0.0 in self.dropout"
-    assert same, "MLP(16, [64], 8) in train() gives different outputs for the same x: the default dropout is 0.0"
+    same = sub.probe(default_dropout, sub, x)
+    assert same, ("MLP(16, [64], 8) in train() does not give its eval-mode output for the same x: "
+                  "the default dropout is 0.0")
 
 
 @check("grad")

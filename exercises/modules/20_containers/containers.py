@@ -1,34 +1,32 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
+
 from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
 
 
 def named_mlp(sizes: list[int]) -> nn.Sequential:
-    """Sequential of Linear/ReLU with children named fc1, act1, fc2, act2, ..., fcK (no activation after the last Linear)."""
+    """Return a Sequential of Linear and ReLU layers whose children are named fc1, act1, fc2, and so on."""
     raise NotImplementedError
 
 
 class MultiTaskHeads(nn.Module):
-    """Shared trunk (Linear+ReLU) then one Linear head per task held in self.heads (nn.ModuleDict); forward(x, task) returns that task's logits."""
+    """A shared trunk with one Linear head per task."""
 
     def __init__(self, in_features: int, hidden: int, task_classes: dict[str, int]) -> None:
+        """Build the trunk and one head per entry of task_classes."""
         raise NotImplementedError
 
     def forward(self, x: Tensor, task: str) -> Tensor:
+        """Return the logits of the named task, shaped (B, task_classes[task])."""
         raise NotImplementedError
 
 
 class TwoTower(nn.Module):
-    """Two encoders (input proj + num_layers residual Linear+ReLU blocks in nn.ModuleList each); forward(a, b) -> cosine similarity (B,)."""
+    """Two residual encoders whose outputs are compared by cosine similarity."""
 
     def __init__(self, dim_a: int, dim_b: int, dim: int, num_layers: int) -> None:
+        """Build both towers as the README describes."""
         raise NotImplementedError
 
     def forward(self, a: Tensor, b: Tensor) -> Tensor:
+        """Return the cosine similarity of the encodings of a and b, shaped (B,)."""
         raise NotImplementedError

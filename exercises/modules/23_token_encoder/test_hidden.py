@@ -74,7 +74,9 @@ def test_residual_then_layernorm(sub):
     assert counts == {"Embedding": 1, "MultiheadAttention": 1, "LayerNorm": 1}, \
         f"one call each of nn.Embedding, nn.MultiheadAttention and nn.LayerNorm expected, got {counts}"
     emb, attn = seen["Embedding"][0], seen["MultiheadAttention"][0]
-    assert_shape(attn, (3, 7, D), what="the attention's output (batch first)")
+    if tuple(attn.shape) == (7, 3, D):  # a sequence-first attention fed transposed inputs is fine too
+        attn = attn.transpose(0, 1)
+    assert_shape(attn, (3, 7, D), what="the attention's output (batch first, or sequence first)")
     expected = torch.nn.functional.layer_norm(emb + attn, (D,))
     assert_close(out, expected, atol=1e-5, rtol=1e-4, what="LayerNorm(embedding + attention) (fresh LayerNorm)")
 

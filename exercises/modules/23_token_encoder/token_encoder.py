@@ -1,20 +1,15 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
 
+from torch import Tensor, nn
 
 
 class TokenEncoder(nn.Module):
-    """tokens (B,T) int -> (B,T,d_model): Embedding(padding_idx=pad_idx) -> self-attention (batch_first, pad keys masked) -> residual -> LayerNorm; all-pad rows yield finite outputs."""
+    """Encodes padded token sequences with an embedding, one self-attention layer and a LayerNorm."""
 
     def __init__(self, vocab_size: int, d_model: int, n_heads: int, pad_idx: int = 0) -> None:
+        """Build the three layers; pad_idx is the padding token."""
         raise NotImplementedError
 
     def forward(self, tokens: Tensor) -> Tensor:
+        """Return the encodings of tokens (B, T), shaped (B, T, d_model)."""
         raise NotImplementedError

@@ -1,22 +1,18 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
+
+from typing import Literal
+
 from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
-
-
 
 
 class SeqClassifier(nn.Module):
-    """self.rnn = nn.{RNN,LSTM,GRU}(batch_first=True, ...); self.fc = Linear(hidden*dirs, num_classes) on the LAST layer's final hidden state (both directions concatenated)."""
+    """A recurrent layer (self.rnn) and a linear classifier (self.fc) on the sequence's final hidden state."""
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int, num_classes: int,
                  cell: Literal["rnn", "lstm", "gru"] = "lstm", bidirectional: bool = False) -> None:
+        """Build self.rnn and self.fc as the README describes."""
         raise NotImplementedError
 
     def forward(self, x: Tensor, h0: Tensor | tuple[Tensor, Tensor] | None = None) -> Tensor:
+        """Return the logits (B, num_classes) for x of shape (B, T, input_size)."""
         raise NotImplementedError

@@ -1,16 +1,14 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
+
+from collections.abc import Callable, Iterable
+
 import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+from torch import Tensor
 
 
 class MomentumSGD(torch.optim.Optimizer):
-    """Reproduces torch.optim.SGD(lr, momentum, dampening=0, weight_decay, nesterov) exactly; state per param: 'momentum_buffer'."""
+    """Stochastic gradient descent with momentum, weight decay and Nesterov momentum, stepping exactly like torch.optim.SGD with dampening 0."""
+
     def __init__(self, params: Iterable[Tensor] | Iterable[dict], lr: float, momentum: float = 0.0,
                  weight_decay: float = 0.0, nesterov: bool = False) -> None:
         raise NotImplementedError

@@ -1,19 +1,16 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
+
+from collections.abc import Callable
+
 import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+from torch import Tensor
 
 
 def make_warmup_cosine(optimizer: torch.optim.Optimizer, warmup_steps: int, total_steps: int, min_lr_ratio: float = 0.0) -> torch.optim.lr_scheduler.LRScheduler:
-    """Scheduler implementing the contract above per param group; ValueError if total_steps <= warmup_steps."""
+    """Return a scheduler that gives every param group of optimizer a linear warmup followed by a cosine decay."""
     raise NotImplementedError
 
 
 def run_steps(optimizer: torch.optim.Optimizer, scheduler: torch.optim.lr_scheduler.LRScheduler, closure: Callable[[], Tensor], n_steps: int) -> list[float]:
-    """n_steps of (zero_grad, closure().backward(), optimizer.step(), scheduler.step()); return the group-0 lr used by each optimizer step."""
+    """Run n_steps training steps on the loss closure returns. Return the learning rate of param group 0 used by each optimizer step."""
     raise NotImplementedError

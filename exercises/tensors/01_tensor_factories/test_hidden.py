@@ -104,6 +104,84 @@ def _legacy_constructor_uses(static):
     return sorted(set(found))
 
 
+def _legacy_seen(mod, typed, cases, sizes):
+    """Probe: the legacy constructors the candidate's module holds or calls, whatever the spelling.
+
+    - held: a typed class (`torch.FloatTensor`...) reachable from the module's globals (through
+      containers, functions' defaults and closures, partials, classes and objects it defined), as a
+      name built at run time and kept from import (`getattr(torch, "Float" + "Tensor")`) leaves it;
+    - called: `torch.Tensor(...)` through any reference (the class's `__new__` is replaced for the
+      block, which every route to the class meets), and the typed classes through torch's module
+      attributes (which `getattr` at call time reaches), while from_data and standard_tensors run.
+    Calls from torch's own code do not count."""
+    import functools
+    import os
+    import sys
+    import types
+
+    from grader import probes
+
+    legacy = {}
+    for name in typed:
+        owner, attr = probes._resolve(name)
+        if hasattr(owner, attr):  # this build's typed classes
+            legacy[id(getattr(owner, attr))] = name
+    typed = sorted(legacy.values())
+    held, seen, todo = [], set(), [(f"{mod.__name__}.{k}", v) for k, v in vars(mod).items()]
+    while todo and len(seen) < 20_000:
+        path, obj = todo.pop()
+        if id(obj) in legacy:
+            held.append(f"{legacy[id(obj)]} (held as {path})")
+            continue
+        if id(obj) in seen or isinstance(obj, (str, bytes, int, float, complex, bool, type(None), types.ModuleType)):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, dict):
+            todo += [(f"{path}[{k!r}]", v) for k, v in obj.items()]
+        elif isinstance(obj, (list, tuple, set, frozenset)):
+            todo += [(f"{path}[{i}]", v) for i, v in enumerate(obj)]
+        elif isinstance(obj, functools.partial):
+            todo += [(f"{path}.func", obj.func), (f"{path}.args", obj.args), (f"{path}.keywords", obj.keywords)]
+        elif isinstance(obj, types.MethodType):
+            todo += [(f"{path}.__func__", obj.__func__), (f"{path}.__self__", obj.__self__)]
+        elif isinstance(obj, types.FunctionType):
+            if obj.__module__ == mod.__name__:
+                todo += [(f"{path}.__defaults__", obj.__defaults__ or ()),
+                         (f"{path}.__kwdefaults__", obj.__kwdefaults__ or {})]
+                for cell in obj.__closure__ or ():
+                    try:
+                        todo.append((f"{path}.<closure>", cell.cell_contents))
+                    except ValueError:  # an empty cell
+                        pass
+        elif isinstance(obj, type):
+            if obj.__module__ == mod.__name__:
+                todo += [(f"{path}.{k}", v) for k, v in vars(obj).items()]
+        elif type(obj).__module__ == mod.__name__:
+            todo += [(f"{path}.{k}", v) for k, v in probes.instance_attrs(obj).items()]
+    torch_dir = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
+    called = []
+    base_new = torch._C.TensorBase.__new__
+
+    def recording_new(cls, *args, **kwargs):
+        if not sys._getframe(1).f_code.co_filename.startswith(torch_dir):
+            called.append("torch.Tensor(...)" if cls is torch.Tensor else f"{cls.__module__}.{cls.__qualname__}(...)")
+        return base_new(cls, *args, **kwargs)
+
+    with probes.substitute("torch.Tensor.__new__", staticmethod(recording_new)), \
+            probes.spy(*typed, module=mod) as typed_calls:
+        for data, kwargs in cases:
+            try:
+                mod.from_data(data, **kwargs)
+            except Exception:  # noqa: BLE001 - a wrong answer is graded by the value checks
+                pass
+        for n in sizes:
+            try:
+                mod.standard_tensors(n)
+            except Exception:  # noqa: BLE001
+                pass
+    return sorted(set(held)), sorted(set(called + typed_calls.names()))
+
+
 @check("api", weight=2)
 def test_no_legacy_constructors(sub):
     sub.static.require_implemented("from_data", "standard_tensors")
@@ -113,6 +191,16 @@ def test_no_legacy_constructors(sub):
     assert isinstance(tensors, dict) and isinstance(tensors.get("eye"), torch.Tensor), \
         f"standard_tensors(3) must return a dict of tensors, got {type(tensors).__name__}"
     assert_close(tensors["eye"], torch.eye(3), what="standard_tensors(3)['eye']")
+    # at run time (authoritative: a name built with getattr, an alias or a kept reference is the
+    # same class, held by the module or met when called)
+    cases = [([1, 2, 3], {}), ([1.0, 2.5], {}), ([True, False], {}), ([1.5, -2.25], {"dtype": torch.float16}),
+             (np.arange(3.0), {}), (3, {}), (2.5, {}), ([[1, 2], [3, 4]], {"device": "meta"})]
+    held, called = sub.probe(_legacy_seen, sub, sorted(_LEGACY_TYPED), cases, [3])
+    assert not called, (f"from_data / standard_tensors called the legacy constructor {', '.join(called)} at run time: "
+                        "create tensors from data with torch.tensor and empty ones with the factory functions")
+    assert not held, (f"the module holds the legacy constructor {', '.join(held)}: create tensors from data with "
+                      "torch.tensor and empty ones with the factory functions")
+    # and in the source (a secondary reason: a branch the run did not take)
     found = _legacy_constructor_uses(sub.static)
     assert not found, (f"line {found[0][0]} uses the legacy constructor {found[0][1]}: create tensors from data "
                        f"with torch.tensor and empty ones with the factory functions")

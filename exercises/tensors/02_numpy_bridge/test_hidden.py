@@ -171,29 +171,48 @@ def test_bfloat16_to_float32(sub):
 
 @check("device")
 def test_moves_to_host_before_numpy(sub):
-    # The CPU fallback of test_cuda_to_host: a tensor subclass records the calls to_numpy makes on
-    # it; the result must come from a host copy (.cpu(), .to("cpu") or .numpy(force=True)).
+    # The CPU fallback of test_cuda_to_host: a tensor subclass that says it lives on CUDA (device,
+    # is_cuda) until it is moved, refuses .numpy() there as a CUDA tensor would, and records the
+    # calls to_numpy makes on it. The result must come from a host copy (.cpu(), .to("cpu"),
+    # .numpy(force=True) or .tolist()), whether the code moves always or only off the CPU.
     def spy(mod):
         calls = []
+        state = {"moved": False}
 
         class Spy(torch.Tensor):
             @classmethod
             def __torch_function__(cls, func, types, args=(), kwargs=None):
                 kwargs = kwargs or {}
+                if func == torch.Tensor.device.__get__:
+                    return torch.device("cpu") if state["moved"] else torch.device("cuda", 0)
+                if func == torch.Tensor.is_cuda.__get__:
+                    return not state["moved"]
                 name = getattr(func, "__name__", str(func))
                 device = kwargs.get("device", args[1] if name == "to" and len(args) > 1 else None)
-                calls.append((name, str(device) if device is not None else None, bool(kwargs.get("force"))))
-                return super().__torch_function__(func, types, args, kwargs)
+                device = str(device) if device is not None else None
+                force = bool(kwargs.get("force"))
+                calls.append((name, device, force))
+                if name in ("numpy", "__array__") and not state["moved"] and not force:
+                    raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to "
+                                    "copy the tensor to host memory first.")
+                out = super().__torch_function__(func, types, args, kwargs)
+                if (name in ("cpu", "tolist") or (name == "to" and device is not None and device.startswith("cpu"))
+                        or (name == "numpy" and force)):
+                    state["moved"] = True
+                return out
 
         t = (torch.arange(5, dtype=torch.float32) * 1.5).as_subclass(Spy)
-        return mod.to_numpy(t), calls
+        try:
+            return mod.to_numpy(t), calls
+        except TypeError as exc:
+            return str(exc), calls
 
     arr, calls = sub.probe(spy, sub)
-    _assert_array(arr, np.arange(5, dtype=np.float32) * 1.5, "to_numpy(t)")
-    moved = any(name == "cpu" or (name == "to" and device is not None and device.startswith("cpu"))
+    moved = any(name in ("cpu", "tolist") or (name == "to" and device is not None and device.startswith("cpu"))
                 or (name == "numpy" and force) for name, device, force in calls)
     assert moved, ("to_numpy never moved the tensor to the host (.cpu(), .to('cpu') or .numpy(force=True)): "
                    "a CUDA tensor would make .numpy() raise")
+    _assert_array(arr, np.arange(5, dtype=np.float32) * 1.5, "to_numpy(t) for a tensor on CUDA")
 
 
 @requires_cuda

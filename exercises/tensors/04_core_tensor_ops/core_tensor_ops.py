@@ -1,29 +1,23 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
+from torch import Tensor
 
 
 def batch_from_samples(samples: list[Tensor]) -> Tensor:
-    """Stack K same-shape (C,H,W) samples into (K,C,H,W)."""
+    """Return one (K, C, H, W) batch made of K samples of equal shape (C, H, W), in order."""
     raise NotImplementedError
 
 
 def concat_batches(batches: list[Tensor]) -> Tensor:
-    """Concatenate batches (B_i, *rest) into (sum B_i, *rest)."""
+    """Return one batch holding the rows of batches of shapes (B_i, *rest), in order."""
     raise NotImplementedError
 
 
 def gram_matrix(x: Tensor) -> Tensor:
-    """(B,N,D) -> (B,N,N) with out[b] = x[b] @ x[b].T."""
+    """Return the (B, N, N) Gram matrices of a (B, N, D) batch: out[b, i, j] is the dot product of rows i and j of x[b]."""
     raise NotImplementedError
 
 
 def row_normalize(x: Tensor) -> Tensor:
-    """(N,D) -> each row divided by its sum; rows summing to 0 stay all-zero (no NaN)."""
+    """Return the (N, D) matrix x with every row divided by its own sum. All-zero rows come back as zeros."""
     raise NotImplementedError

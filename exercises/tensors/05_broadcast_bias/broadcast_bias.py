@@ -1,24 +1,18 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
+from torch import Tensor
 
 
 def add_feature_bias(x: Tensor, bias: Tensor) -> Tensor:
-    """x (N,F) + bias (F,) broadcast over rows."""
+    """Return x of shape (N, F) with bias of shape (F,) added to every row."""
     raise NotImplementedError
 
 
 def add_sample_bias(x: Tensor, bias: Tensor) -> Tensor:
-    """x (N,F) with bias[i] added to every element of row i; bias is (N,); correct even when N == F."""
+    """Return x of shape (N, F) with bias[i] added to every element of row i, for a bias of shape (N,)."""
     raise NotImplementedError
 
 
 def pairwise_sq_dists(a: Tensor, b: Tensor) -> Tensor:
-    """(N,D),(M,D) -> (N,M) squared Euclidean distances via broadcasting, using O(N*M) extra memory (not O(N*M*D)), clamped at 0."""
+    """Return the (N, M) squared Euclidean distances between the rows of a (N, D) and of b (M, D). It needs O(N*M) extra memory, never O(N*M*D)."""
     raise NotImplementedError

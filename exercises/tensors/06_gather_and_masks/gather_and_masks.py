@@ -1,29 +1,23 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
+from torch import Tensor
 
 
 def pick_target_scores(logits: Tensor, targets: Tensor) -> Tensor:
-    """logits (N,C), targets (N,) int64 -> (N,) with out[i] = logits[i, targets[i]]."""
+    """Return the (N,) scores out[i] = logits[i, targets[i]] for logits of shape (N, C) and int64 targets of shape (N,)."""
     raise NotImplementedError
 
 
 def zero_above(x: Tensor, threshold: float) -> Tensor:
-    """New tensor equal to x with entries > threshold set to 0; x itself is not modified."""
+    """Return a new tensor equal to x with every entry greater than threshold set to 0. The tensor x is left as it was."""
     raise NotImplementedError
 
 
 def last_channel(x: Tensor) -> Tensor:
-    """x (..., C) -> (...) VIEW of the last channel (shares storage with x), any rank."""
+    """Return the last channel of x, of shape x.shape[:-1], as a view sharing storage with x, for any rank."""
     raise NotImplementedError
 
 
 def topk_mask(scores: Tensor, k: int) -> Tensor:
-    """(N,C) -> bool (N,C), True at each row's k largest entries."""
+    """Return a bool mask of the shape of scores (N, C) that is True at exactly k entries of each row, its k largest."""
     raise NotImplementedError

@@ -1,24 +1,18 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
+from torch import Tensor
 
 
 def split_heads(x: Tensor, n_heads: int) -> Tensor:
-    """(B,T,H*D) -> (B,H,T,D); returns a view of x (no copy) when x is contiguous."""
+    """Return x of shape (B, T, H*D) as (B, H, T, D), head h holding features h*D to (h+1)*D of each time step. For a contiguous x the result is a view of x."""
     raise NotImplementedError
 
 
 def merge_heads(x: Tensor) -> Tensor:
-    """(B,H,T,D) -> contiguous (B,T,H*D); must accept the non-contiguous output of split_heads."""
+    """Return the contiguous (B, T, H*D) inverse of split_heads, for a (B, H, T, D) input in any memory layout."""
     raise NotImplementedError
 
 
 def flatten_time_major(x: Tensor) -> Tensor:
-    """(B,T,F) -> (T*B,F) where row t*B + b is x[b, t]."""
+    """Return x of shape (B, T, F) as (T*B, F), with row t*B + b equal to x[b, t]."""
     raise NotImplementedError

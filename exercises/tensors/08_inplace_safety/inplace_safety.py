@@ -1,24 +1,18 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
+from torch import Tensor
 
 
 def scale_shift_(x: Tensor, scale: float, shift: float) -> Tensor:
-    """In place: x <- x*scale + shift; returns x itself; must NOT suppress autograd errors on leaves requiring grad."""
+    """Overwrite x with x*scale + shift in its own memory and return x itself. It behaves like PyTorch's built-in in-place methods, autograd's errors included."""
     raise NotImplementedError
 
 
 def scale_shift(x: Tensor, scale: float, shift: float) -> Tensor:
-    """Out-of-place version; never modifies x."""
+    """Return x*scale + shift as a new tensor, leaving x unchanged."""
     raise NotImplementedError
 
 
 def sigmoid_then_scale(x: Tensor, scale: float) -> Tensor:
-    """sigmoid(x) * scale, written so that backward() works (do not modify sigmoid's saved output in place)."""
+    """Return sigmoid(x) * scale, differentiable with respect to x."""
     raise NotImplementedError

@@ -1,19 +1,13 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
+from torch import Tensor
 
 
 def edges_to_sparse(edge_index: Tensor, num_nodes: int, weights: Tensor | None = None) -> Tensor:
-    """edge_index (2,E) int -> coalesced sparse COO (num_nodes,num_nodes) float32 adjacency; duplicate edges are summed; weights default to 1."""
+    """Return the coalesced sparse COO float32 adjacency matrix (num_nodes, num_nodes) of the edges in edge_index (2, E), with duplicate edges summed. Each edge weighs 1 unless weights are given."""
     raise NotImplementedError
 
 
 def normalized_propagate(adj: Tensor, x: Tensor) -> Tensor:
-    """Row-normalised propagation D^-1 A x for sparse A and dense x (n,F); rows without edges give zeros; A is never densified."""
+    """Return D^-1 A x for a sparse adjacency A (n, n) and dense features x (n, F), where D holds the row sums of A. Rows of A without entries give zero rows, and A is never made dense."""
     raise NotImplementedError
