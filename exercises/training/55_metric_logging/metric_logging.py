@@ -1,28 +1,25 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
+
+from typing import Any
+
 import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+from torch import Tensor
 
 
 class MetricLogger:
-    """Logs through any writer exposing add_scalar(tag, scalar_value, global_step), flush(), close() (e.g. torch.utils.tensorboard.SummaryWriter)."""
+    """Writes training metrics as scalars through a writer with add_scalar, flush and close methods."""
 
     def __init__(self, writer: Any) -> None:
         raise NotImplementedError
 
     def log_train_step(self, loss: Tensor, optimizer: torch.optim.Optimizer) -> None:
-        """Write 'Loss/train_step' and 'LR/group{i}' for every param group at the next global step (0, 1, 2, ...)."""
+        """Writes the step's loss and each param group's learning rate at the next train step."""
         raise NotImplementedError
 
     def log_epoch(self, epoch: int, train_loss: float, val_loss: float, val_acc: float) -> None:
-        """Write 'Loss/train', 'Loss/val', 'Accuracy/val' at global_step=epoch."""
+        """Writes the epoch's train loss, validation loss and validation accuracy at that epoch."""
         raise NotImplementedError
 
     def close(self) -> None:
-        """Flush and close the writer once (idempotent)."""
+        """Finishes writing and closes the writer, once."""
         raise NotImplementedError

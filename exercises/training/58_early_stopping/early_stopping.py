@@ -1,16 +1,12 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
+from typing import Literal
+
+from torch import nn
 
 
 class EarlyStopping:
-    """step(metric, model) -> True when training should stop (patience consecutive non-improvements; an improvement means strictly better than the best score by more than min_delta); keeps a CPU deep copy of the best state_dict."""
+    """Tracks a validation metric across epochs, says when to stop, and keeps the best epoch's weights."""
     best_score: float | None
     best_epoch: int | None
 
@@ -18,7 +14,9 @@ class EarlyStopping:
         raise NotImplementedError
 
     def step(self, metric: float, model: nn.Module) -> bool:
+        """Records this epoch's metric and returns True when training should stop."""
         raise NotImplementedError
 
     def restore_best(self, model: nn.Module) -> None:
+        """Loads the weights of the best epoch back into the model in place."""
         raise NotImplementedError

@@ -42,4 +42,4 @@ def test_patience_counts_non_improvements(sub):
 @check("state")
 def test_restore_best_after_training_in_place(sub):
     assert sub.probe(_train_then_restore, sub), \
-        "after restore_best the weight differs from the best epoch's (epoch 1): was the saved state changed by later training?"
+        "after restore_best the weight differs from the one the model had when step saw the best metric (epoch 1)"

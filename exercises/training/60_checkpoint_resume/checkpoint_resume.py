@@ -1,21 +1,19 @@
 from __future__ import annotations
+
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
+from typing import Any
+
 import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+from torch import nn
 
 
 def save_checkpoint(path: str | os.PathLike, model: nn.Module, optimizer: torch.optim.Optimizer, scheduler: Any | None,
                     epoch: int, extra: dict | None = None) -> None:
-    """One file with model/optimizer/scheduler state_dicts, epoch, torch CPU RNG state (+ all CUDA RNG states if available) and extra; loadable with weights_only=True."""
+    """Writes one checkpoint file from which load_checkpoint can resume this training run exactly."""
     raise NotImplementedError
 
 
 def load_checkpoint(path: str | os.PathLike, model: nn.Module, optimizer: torch.optim.Optimizer | None = None,
                     scheduler: Any | None = None, map_location: str | torch.device = "cpu") -> int:
-    """Restore everything save_checkpoint stored (weights; optimizer/scheduler/RNG when given) and return the next epoch to run."""
+    """Restores a checkpoint into the objects given and returns the next epoch to run."""
     raise NotImplementedError

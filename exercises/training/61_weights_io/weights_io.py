@@ -1,24 +1,22 @@
 from __future__ import annotations
+
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
+from collections.abc import Callable
+
 import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+from torch import nn
 
 
 def count_parameters(model: nn.Module, trainable_only: bool = False) -> int:
-    """Number of scalar parameters (buffers excluded)."""
+    """Returns the number of scalar parameters of the model."""
     raise NotImplementedError
 
 
 def save_weights(model: nn.Module, path: str | os.PathLike) -> None:
-    """Save only model.state_dict() with every tensor on CPU (default zip format)."""
+    """Saves the model's weights to a portable file at path."""
     raise NotImplementedError
 
 
 def load_weights(model_factory: Callable[[], nn.Module], path: str | os.PathLike, device: torch.device | str = "cpu") -> nn.Module:
-    """Build the architecture, strictly load with torch.load(weights_only=True), move to device, set eval mode, return it."""
+    """Builds a model with the factory, loads the saved weights into it and returns it on device, ready for inference."""
     raise NotImplementedError

@@ -342,6 +342,29 @@ def test_head_on_cuda(sub):
 
 DOWNLOADS = ("torch.hub.load", "torch.hub.load_state_dict_from_url", "torch.utils.model_zoo.load_url",
              "torch.hub.download_url_to_file")
+# Every download route at run time: torch.hub's functions (torchvision's weight enums load through
+# load_state_dict_from_url) and the URL opener they end in. They are Python functions: the call
+# watch sees them run whatever reference reached them (`getattr(torch.hub, "lo" + "ad")`, a kept one).
+RUNTIME_DOWNLOADS = ("torch.hub.load", "torch.hub.list", "torch.hub.help", "torch.hub.load_state_dict_from_url",
+                     "torch.hub.download_url_to_file", "urllib.request.urlopen", "urllib.request.urlretrieve")
+
+
+def _downloads(mod, state, targets):
+    """Probe: prepare_for_finetuning, finetune_optimizer and set_finetune_mode on a 'pretrained'
+    model with every download route forbidden (and recorded, through any reference)."""
+    from grader import probes
+
+    with probes.forbid(*targets, module=mod) as seen:
+        try:
+            model = _build("mlp", state)
+            mod.prepare_for_finetuning(model, "fc", 4, ())
+            mod.finetune_optimizer(model, "fc", 1e-2, 1e-3)
+            mod.set_finetune_mode(model)
+        except NotImplementedError:
+            raise
+        except Exception:  # noqa: BLE001 - a refused download may end the run; the recorder decides
+            pass
+    return seen.names()
 
 
 @check("api")
@@ -350,6 +373,10 @@ def test_no_pretrained_download(sub):
     seen = sub.probe(_prepare, sub, "mlp", _pretrained("mlp"), "fc", 4, (), torch.float32, "cpu", False)
     assert seen["shapes"].get("fc.weight") == (4, 20) and seen["requires_grad"]["fc.weight"] \
         and not seen["requires_grad"]["body.0.weight"], "prepare_for_finetuning does not replace and freeze as specified"
+    # at run time (authoritative: a name built with getattr or a kept reference runs the same code)
+    called = sub.probe(_downloads, sub, _pretrained("mlp"), RUNTIME_DOWNLOADS)
+    assert not called, f"the grader is offline: the code tried to download ({', '.join(sorted(set(called)))})"
+    # and in the source (a secondary reason: weight enums, pretrained=, a branch the run did not take)
     found = []
     for api in DOWNLOADS:
         found += [f"{api} (line {line})" for line in sub.static.uses(api)]

@@ -47,7 +47,7 @@ def test_head_replaced_and_backbone_frozen(sub):
 
 
 @check("mode")
-def test_frozen_batchnorm_stays_in_eval(sub):
-    bn_training, model_training, unchanged = sub.probe(_frozen_bn, sub)
+def test_frozen_batchnorm_keeps_statistics(sub):
+    _, model_training, unchanged = sub.probe(_frozen_bn, sub)
     assert model_training, "after set_finetune_mode the model should be in train mode"
-    assert not bn_training and unchanged, "the frozen BatchNorm (features.1) should be in eval mode, its running_mean unchanged"
+    assert unchanged, "features.1 (a BatchNorm with every parameter frozen) changed its running_mean in a forward after set_finetune_mode"

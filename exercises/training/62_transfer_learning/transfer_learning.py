@@ -1,24 +1,21 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
+
+from collections.abc import Sequence
+
 import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+from torch import nn
 
 
 def prepare_for_finetuning(model: nn.Module, head_name: str, num_classes: int, train_prefixes: Sequence[str] = ()) -> nn.Module:
-    """Freeze all params, replace Linear attribute head_name with a trainable Linear(in_features, num_classes) on the same device/dtype, unfreeze params under train_prefixes."""
+    """Gives the model a new classifier head for num_classes and leaves only the head and train_prefixes trainable. Returns the same model, changed in place."""
     raise NotImplementedError
 
 
 def finetune_optimizer(model: nn.Module, head_name: str, head_lr: float, backbone_lr: float) -> torch.optim.Optimizer:
-    """AdamW over trainable params only: head params at head_lr, other trainable params at backbone_lr."""
+    """Returns an AdamW over the trainable parameters, with head_lr for the head and backbone_lr for the rest."""
     raise NotImplementedError
 
 
 def set_finetune_mode(model: nn.Module) -> nn.Module:
-    """model.train(), then every BatchNorm whose params are all frozen goes back to eval() so its running stats stay fixed."""
+    """Prepares the model for one epoch of fine-tuning and returns it."""
     raise NotImplementedError

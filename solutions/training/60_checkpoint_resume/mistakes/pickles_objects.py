@@ -1,6 +1,8 @@
 """Saves the optimizer and scheduler objects themselves ("the whole thing, to be safe") and loads
-with weights_only=False to make that work: the file is pickled code that
-torch.load(weights_only=True) refuses, and the loader runs whatever a file names.
+with weights_only=False to make that work: the file names the optimizer's and the scheduler's
+classes, which the unpickler must import and call, so torch.load(weights_only=True) refuses it
+(and a LambdaLR holding a lambda cannot even be saved: a lambda cannot be pickled); and the loader
+runs whatever a file names.
 
 Caught by: test_file_loads_weights_only, test_refuses_unsafe_file
 """
