@@ -28,6 +28,14 @@ def _console(stderr: bool = False) -> Console:
     return console
 
 
+def _inert(text: object, newlines: bool = False) -> str:
+    """Text a submission can influence (its name, paths, messages), for stderr: no control
+    character, no line that starts a GitHub workflow command (`grader.reports.safe.inert`)."""
+    from grader.reports import safe
+
+    return safe.inert(text, newlines)
+
+
 def handle_errors(fn):
     """Turn GraderError into a one-line message and its exit code; nothing else is caught."""
 
@@ -35,8 +43,8 @@ def handle_errors(fn):
     def wrapper(*args, **kwargs):
         try:
             return fn(*args, **kwargs)
-        except GraderError as exc:
-            click.echo(f"Error: {exc}", err=True)
+        except GraderError as exc:  # it may quote a submission's path or name: printed inert
+            click.echo(f"Error: {_inert(exc, newlines=True)}", err=True)
             sys.exit(int(exc.exit_code))
         except KeyboardInterrupt:  # Ctrl-C outside grading (grading itself stops cleanly: Interrupted)
             click.echo("Interrupted", err=True)
@@ -165,8 +173,8 @@ def _list_sessions(catalog) -> None:
         estimate = f" (the exercises' guides estimate {planned})" if planned is not None else ""
         click.echo(f"{session.name}: {session.title}, {session.minutes} minutes{estimate}")
         click.echo(f"  {session.purpose}")
-        for ex in session.resolve(catalog):
-            click.echo(f"  {ex.id}  {ex.difficulty}  {ex.title}")
+        rows = [("  " + ex.id, ex.difficulty, ex.title) for ex in session.resolve(catalog)]
+        click.echo(_columns(rows))
     click.echo(f"Export one with: grader export --session {next(iter(found))} OUT")
 
 
@@ -345,7 +353,7 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
         run, interrupted = exc.run, exc
     for note in run.environment.notes:
         if note.startswith(("no Docker daemon", "the grading image", "graded with a stale image")):
-            click.echo(f"Warning: {note}", err=True)
+            click.echo(f"Warning: {_inert(note)}", err=True)
     shown = for_audience(run, audience)
     failures = write_reports(shown, targets, stdout=lambda text: click.echo(text, nl=False))
     if full_reports is not None:
@@ -355,13 +363,16 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
     nothing_graded = bool(run.submissions) and all(sub.error for sub in run.submissions)
     if not quiet and not nothing_graded:
         # with a report on standard output, the table goes to standard error
-        render(shown, _console(stderr=any(t.path is None for t in targets)), verbose=verbose)
+        try:
+            render(shown, _console(stderr=any(t.path is None for t in targets)), verbose=verbose)
+        except Exception as exc:  # noqa: BLE001 - the reports are written: the table costs only itself
+            failures.append(f"could not print the score table: {type(exc).__name__}: {exc}")
     for failure in failures:
-        click.echo(f"Error: {failure} (the other reports were written)", err=True)
+        click.echo(f"Error: {_inert(failure)} (the other reports were written)", err=True)
     for sub in run.submissions:
         if sub.error:
-            click.echo(f"Error: {sub.error}" if len(run.submissions) == 1 else
-                       f"Error: {sub.name}: not graded: {sub.error}", err=True)
+            click.echo(f"Error: {_inert(sub.error)}" if len(run.submissions) == 1 else
+                       f"Error: {_inert(sub.name)}: not graded: {_inert(sub.error)}", err=True)
     if require_gpu and not run.environment.gpus:
         click.echo("Error: --require-gpu: no GPU was available to grade on", err=True)
         sys.exit(int(ExitCode.ERROR))
@@ -375,7 +386,7 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
     if under and len(run.submissions) == 1:
         click.echo(f"Score {under[0].percent:g} % is under --fail-under {fail_under:g} %", err=True)
     elif under:
-        names = ", ".join(f"{sub.name} ({sub.percent:g} %)" for sub in under)
+        names = ", ".join(f"{_inert(sub.name)} ({sub.percent:g} %)" for sub in under)
         click.echo(f"{len(under)} of {len(run.submissions)} submissions under --fail-under {fail_under:g} %: {names}",
                    err=True)
     if under:
@@ -572,8 +583,8 @@ def similarity_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], threshol
     click.echo(table(report))
     click.echo(f"{len(report.pairs)} pair(s) at or above {threshold:g} among {len(report.submissions)} submissions, "
                f"{len(report.exercises)} exercise(s)")
-    for problem in report.problems:
-        click.echo(f"Warning: {problem}", err=True)
+    for problem in report.problems:  # they name submissions and their files
+        click.echo(f"Warning: {_inert(problem)}", err=True)
     if json_path is not None:
         write_json(report, json_path)
     if html_path is not None:
