@@ -37,6 +37,13 @@ class InProcessSubmission:
         answer = self.probe(fn, *args, **kwargs)
         return answer, time.perf_counter() - start
 
+    def cpu_timed(self, fn, *args, **kwargs):
+        """`probe` and the CPU seconds it took, as the judge's `sub.cpu_timed` counts them (the
+        calling thread's time, or the process's over the cores, whichever is longer)."""
+        from grader.timing import judge_cpu_seconds
+
+        return judge_cpu_seconds(self.probe, fn, *args, **kwargs)
+
     def measure_memory(self, fn, *args, count_held=False, **kwargs):
         return fn(*args, **kwargs), 0
 

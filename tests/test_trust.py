@@ -240,7 +240,19 @@ def test_every_canary_notices_a_patched_torch(monkeypatch, patch, template):
                     "shares_memory": (np, "shares_memory"), "state_dict": (torch.nn.Module, "state_dict")}[patch]
     monkeypatch.setattr(target, name, lambda *a, **k: True if patch != "state_dict" else {})
     plan, expected = canary.plan_for(template)
-    assert not canary.same(canary.build(("gauntlet", plan)), expected)
+    assert not canary.same(canary.build(canary.gauntlet(plan)), expected)
+
+
+def test_canaries_catch_a_comparison_honest_only_on_small_float32_tensors(monkeypatch):
+    """What canaries compared used to be one small float32 tensor: a torch.equal honest there and
+    lying elsewhere passed them. Canaries now draw every dtype and size."""
+    real = torch.equal
+    monkeypatch.setattr(torch, "equal", lambda a, b: real(a, b) if a.dtype == torch.float32 and a.numel() <= 64 else True)
+    caught = 0
+    for _ in range(50):
+        plan, expected = canary.plan_for(True)
+        caught += not canary.same(canary.build(canary.gauntlet(plan)), expected)
+    assert caught >= 40, f"only {caught} of 50 canaries noticed"  # about 49 in 50 do
 
 
 def test_a_canary_and_its_twin_give_each_boolean_both_values():

@@ -120,6 +120,12 @@ def flipped(plan: Any) -> tuple[Any, Any]:
     return plan_for(_sample(plan))
 
 
+def gauntlet(plan: Any) -> tuple:
+    """What a canary runs: first every boolean variant both ways, over tensors drawn afresh (every
+    dtype and size, `_tensor_params`), then `plan`; any surprise corrupts the whole answer."""
+    return ("gauntlet", plan, [_tensor_params(variant) for variant in range(6)])
+
+
 def _sample(plan: Any) -> Any:
     return {"int": 0, "float": 0.0, "str": "x" * len(plan[-1]) if plan[0] == "str" else "",
             "tensor": torch.zeros(plan[3]).to(getattr(torch, plan[2])) if plan[0] == "tensor" else None}.get(plan[0])
@@ -208,10 +214,10 @@ def disguised(real: Any, plan: Any) -> Any:
     """A function that answers `plan` whatever its arguments, named, filed and moduled as `real`
     (so cloudpickle ships it by value exactly as it ships the real probe)."""
 
-    gauntlet = ("gauntlet", plan, [_tensor_params(variant) for variant in range(6)])
+    trial = gauntlet(plan)
 
     def observe(*args: Any, **kwargs: Any) -> Any:
-        return build(gauntlet)
+        return build(trial)
 
     code = getattr(real, "__code__", None)
     module = getattr(real, "__module__", None) or __name__

@@ -27,7 +27,7 @@ from grader.judge.explain import details
 from grader.judge.proxy import Submission, SubmissionProblem
 from grader.judge.static import StaticView
 from grader.sandbox import namespaces, privileges
-from grader.sandbox.client import Limits, WorkerFailure, Zygote
+from grader.sandbox.client import Limits, Overloaded, WorkerFailure, Zygote
 from grader.sandbox.handles import RemoteError
 
 MAX_MESSAGE = 3000
@@ -202,6 +202,7 @@ class JudgePlugin:
         yield submission
         submission.close()
         item.stash[_OUTPUT] = submission.output  # what the candidate's code printed during this check
+        item.stash[_WORKER_CPU] = submission.cpu_seconds
 
     def note_gpu_required(self, exercise: str) -> None:
         """Say once per exercise that it was not graded for want of a GPU."""
@@ -236,6 +237,7 @@ class JudgePlugin:
         timeout = info["timeout_s"] or self.timeout_override or ex.get("timeout_s") or 30.0
         item.stash[_TIMEOUT] = float(timeout)
         item.stash[_START] = time.monotonic()
+        item.stash[_CPU_START] = time.process_time()
         if info["kind"] not in CHECK_KINDS:
             raise _AuthoringError(f"{info['name']} has no @check(kind, weight) marker with a known kind")
         if ex.get("gpu") == "required" and not self.cuda:
@@ -245,12 +247,35 @@ class JudgePlugin:
         budget = ex.get("budget_s")
         if budget and self.spent.get(key, 0.0) >= budget:
             raise SubmissionProblem(f"not run: the exercise's time budget of {budget:g} s was used up "
-                                    f"by earlier checks")
+                                    f"by earlier checks (CPU time: the judge's and the workers')")
+        self._seed_all()
+
+    def _seed_all(self) -> None:
         random.seed(self.seed_value)
         np.random.seed(self.seed_value)
         self._seed_torch()
         torch.backends.cuda.matmul.allow_tf32 = False
         torch.backends.cudnn.allow_tf32 = False
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pyfunc_call(self, pyfuncitem: pytest.Function) -> bool | None:
+        """Run the check; one stopped by its wall-clock backstop while the machine was overloaded
+        (`Overloaded`: the worker waited for a CPU, the candidate's code did not run out of its
+        CPU time) is graded again in a fresh worker, once; if it stays so it is reported "not
+        graded: machine overloaded" (`classify`), out of the total, never as the candidate's
+        failure."""
+        sub = pyfuncitem.funcargs.get("sub")
+        if not isinstance(sub, Submission) or getattr(pyfuncitem.obj, "__code__", None) is None or \
+                pyfuncitem.obj.__code__.co_flags & 0x180:  # coroutines and async generators: pytest's own way
+            return None
+        args = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+        try:
+            pyfuncitem.obj(**args)
+        except Overloaded:
+            sub.restart()
+            self._seed_all()
+            pyfuncitem.obj(**args)
+        return True
 
     _torch_seeded: int | None = None
 
@@ -289,7 +314,9 @@ class JudgePlugin:
         phases = item.stash.get(_PHASES, {})
         elapsed = time.monotonic() - item.stash.get(_START, time.monotonic())
         key = (info["candidate"], info["exercise"])
-        self.spent[key] = self.spent.get(key, 0.0) + elapsed
+        # the budget counts CPU time (the judge's own and its workers'), which load does not change
+        charged = time.process_time() - item.stash.get(_CPU_START, time.process_time()) + item.stash.get(_WORKER_CPU, 0.0)
+        self.spent[key] = self.spent.get(key, 0.0) + charged
         outcome, message, line = "passed", "", None
         for when in ("setup", "call", "teardown"):
             if when not in phases:
@@ -359,6 +386,8 @@ _TIMEOUT = pytest.StashKey[float]()
 _START = pytest.StashKey[float]()
 _OUTPUT = pytest.StashKey[str]()
 _LAST_CALL = pytest.StashKey[object]()
+_CPU_START = pytest.StashKey[float]()  # the judge's own CPU time when the check began
+_WORKER_CPU = pytest.StashKey[float]()  # the CPU the check's workers used (grader.sandbox.cputime)
 
 
 def classify(exc: BaseException, tb: Any, when: str, test_path: Path) -> tuple[str, str, int | None]:
@@ -369,6 +398,8 @@ def classify(exc: BaseException, tb: Any, when: str, test_path: Path) -> tuple[s
             line = lineno
     if isinstance(exc, SubmissionProblem):
         return "failed", str(exc), line
+    if isinstance(exc, Overloaded):
+        return "not_run", f"not graded: machine overloaded (graded twice): {exc}", line
     if isinstance(exc, WorkerFailure):
         return "failed", str(exc), line
     if isinstance(exc, RemoteError):

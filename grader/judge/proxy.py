@@ -26,8 +26,9 @@ from typing import Any
 from grader.judge import canary
 from grader.judge import source as source_module
 from grader.judge.static import StaticView
-from grader.sandbox.client import CandidateImportError, Limits, Worker, WorkerFailure, Zygote
+from grader.sandbox.client import CandidateImportError, Limits, Worker, WorkerFailure, Zygote, backstop_s
 from grader.sandbox.codec import Ref
+from grader.sandbox.cputime import CpuSample, cores
 from grader.sandbox.handles import RemoteError, RemoteHandle, call_remote, remote_exception
 
 
@@ -46,8 +47,8 @@ class Submission:
         self._zygote = zygote
         self._limits = limits
         self._seed = seed
-        self._timeout_s = timeout_s
-        self._deadline = time.monotonic() + timeout_s
+        self._timeout_s = timeout_s  # CPU seconds of the worker's tree; the wall clock has a backstop
+        self._deadline = time.monotonic() + backstop_s(timeout_s)
         self._cuda = cuda
         self._import_failures = import_failures  # shared per (candidate, exercise)
         self._submission_root = submission_root
@@ -102,7 +103,7 @@ class Submission:
             # The check's time starts with its first remote call, once the fork server is up:
             # its one-off start-up (importing torch) is not the candidate's time.
             self._zygote.ensure_ready()
-            self._deadline = time.monotonic() + self._timeout_s
+            self._deadline = time.monotonic() + backstop_s(self._timeout_s)
             worker = Worker(self._zygote, str(self._path), self._module_name, self._limits, seed=self._seed,
                             cuda=self._cuda, deadline=self._deadline, time_limit=self._timeout_s,
                             submission_root=self._submission_root, landlock=self._landlock,
@@ -144,9 +145,30 @@ class Submission:
         """`probe`, and the seconds it took, measured by the judge's own clock around the request
         (the worker's answer and its decoding included; the canaries not). A worker can only make
         this longer, never shorter: perf checks use it, never a clock read inside the worker."""
-        return self._probe(fn, args, kwargs)
+        answer, seconds, _ = self._probe(fn, args, kwargs)
+        return answer, seconds
 
-    def _probe(self, fn: Any, args: tuple, kwargs: dict) -> tuple[Any, float]:
+    def cpu_timed(self, fn: Any, *args: Any, **kwargs: Any) -> tuple[Any, float]:
+        """`probe`, and the CPU seconds the worker's process tree spent on it, read by the judge
+        from /proc before and after (grader.sandbox.cputime): the busiest thread's time or the
+        whole tree's over the cores, whichever is longer, i.e. about what an idle machine's wall
+        clock shows, whatever the load. A perf check with an absolute limit uses this, never
+        `timed` (wall time moves with the load); the worker can only make it longer."""
+        answer, _, used = self._probe(fn, args, kwargs, cpu=True)
+        return answer, used.effective_s(cores())
+
+    @property
+    def cpu_seconds(self) -> float:
+        """The CPU the check's workers used, as `cpu_timed` counts it (what the exercise's time
+        budget is charged, with the judge's own)."""
+        return sum(w.cpu_used.effective_s(cores()) for w in (self._worker, self._verifier) if w is not None)
+
+    def restart(self) -> None:
+        """End the check's workers: the next remote call starts a fresh one (a check graded again)."""
+        self.close()
+        self._worker = self._verifier = self._module = None
+
+    def _probe(self, fn: Any, args: tuple, kwargs: dict, cpu: bool = False) -> tuple[Any, float, CpuSample | None]:
         module = self.module
         assert self._worker is not None
         args = tuple(module if a is self else a for a in args)
@@ -154,6 +176,7 @@ class Submission:
         before, after = canary.schedule()
         for _ in range(before):
             self._canary(fn, canary.plan_for(canary.template(fn)), args, kwargs, what)
+        cpu_before = self._worker.read_cpu() if cpu else None
         start = time.perf_counter()
         try:
             answer = call_remote(self._worker, {"op": "probe", "fn": fn}, args, kwargs, what=what)
@@ -162,12 +185,16 @@ class Submission:
                 self._tampered(f"the worker's own guard found replaced functions ({str(exc)[:300]})")
             raise
         seconds = time.perf_counter() - start
+        used = None
+        if cpu_before is not None:
+            cpu_after = self._worker.read_cpu()
+            used = CpuSample(cpu_after.total_s - cpu_before.total_s, cpu_after.busiest_s - cpu_before.busiest_s)
         canary.remember(fn, answer)
         twin = canary.plan_for(answer)
         for _ in range(after):
             self._canary(fn, twin, args, kwargs, what)
             twin = canary.flipped(twin[0])
-        return answer, seconds
+        return answer, seconds, used
 
     def _canary(self, real: Any, planned: tuple[Any, Any], args: tuple, kwargs: dict, what: str) -> None:
         plan, expected = planned

@@ -69,9 +69,14 @@ class JudgeJob:
         }
 
     def wall_limit(self) -> float:
-        """A backstop for the whole judge: every exercise's budget for every candidate, and slack."""
+        """A backstop for the whole judge: every exercise's budget for every candidate, and slack.
+        Budgets count CPU time: the wall clock gets the checks' own backstop factor over them
+        (`grader.sandbox.client.backstop_s`), so that a loaded machine does not kill a judge that
+        is within its budgets."""
+        from grader.sandbox.client import backstop_s
+
         per_candidate = sum(ex.budget_s for ex in self.exercises)
-        return 60.0 + per_candidate * max(1, len(self.candidates))
+        return 60.0 + backstop_s(per_candidate) * max(1, len(self.candidates))
 
 
 @dataclass

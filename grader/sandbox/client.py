@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.sandbox import codec
+from grader.sandbox.cputime import CpuSample, cores, tree_cpu
 from grader.sandbox.handles import RemoteHandle
 from grader.sandbox.limits import GiB, Limits, MiB  # noqa: F401 - re-exported
 from grader.sandbox.protocol import ChannelClosed, ChannelTimeout, MessageTooLarge, recv_msg, send_msg
@@ -27,6 +28,27 @@ from grader.sandbox.zygote_client import Zygote, scrubbed_env  # noqa: F401 - re
 
 class WorkerFailure(Exception):
     """The worker hung, crashed, exited or broke a limit; it has been killed."""
+
+
+class Overloaded(WorkerFailure):
+    """The check reached its wall-clock backstop while the worker was waiting for a CPU (the
+    machine, not the candidate, was slow): the check is graded again, and reported as not graded
+    if it stays so (grader.judge.plugin)."""
+
+
+# How long a check may last on the wall clock, for a CPU time limit of `limit` seconds: what stops
+# code that sleeps or blocks (which uses no CPU), generous enough that a loaded machine reaches it
+# only when it gives the worker less than about a third of a core.
+BACKSTOP_FACTOR, BACKSTOP_EXTRA_S = 3.0, 10.0
+# At the backstop, the machine was overloaded when the worker's threads spent at least this share
+# of the wall time waiting for a CPU (runnable, not running).
+OVERLOADED_WAIT_SHARE = 0.25
+CPU_READ_EVERY_S = 0.1  # how often the judge reads the worker tree's CPU time while it waits
+
+
+def backstop_s(limit: float) -> float:
+    """The wall-clock backstop of a check whose CPU time limit is `limit` seconds."""
+    return BACKSTOP_FACTOR * limit + BACKSTOP_EXTRA_S
 
 
 class CandidateImportError(Exception):
@@ -152,8 +174,8 @@ class Worker:
     role: str = "worker"  # or "verifier": a worker that imports no submission (see grader.sandbox.verifier)
     network: str = "loopback"  # the exercise's: none (Unix sockets only) | loopback (IP too, on its own loopback)
     sandbox: Any = None  # what the worker reported: the Landlock ABI applied, or why it failed
-    deadline: float | None = None  # monotonic; set by the judge for the check in progress
-    time_limit: float | None = None  # for messages
+    deadline: float | None = None  # monotonic: the check's wall-clock backstop (`backstop_s`)
+    time_limit: float | None = None  # CPU seconds (see `cpu_used`); None: the deadline alone
     pid: int | None = None  # the fork server's child: what it kills and reaps
     process: int | None = None  # the process running the candidate's code (see zygote.Workers)
     dead: str | None = None
@@ -163,7 +185,11 @@ class Worker:
     _oom_before: int | None = None
     _tree_asked: float = 0.0  # when the fork server was last asked for the tree's memory (container)
     _tree_seen: tuple[int, int] | None = None
-
+    # the CPU the worker's process tree used (grader.sandbox.cputime), read from outside by the
+    # judge: what the time limit counts, and what the exercise's budget is charged
+    cpu_used: CpuSample = CpuSample()
+    _cpu_read: float = 0.0
+    _cores: int = 0
     def make_handle(self, ref: codec.Ref) -> RemoteHandle:
         return RemoteHandle(self, ref, ref.type_name)
 
@@ -227,6 +253,29 @@ class Worker:
                                  f"process{'es' if count > 1 else ''})")
             if count > self.limits.processes:
                 raise _Violation(f"process limit exceeded: {count} processes (the limit is {self.limits.processes})")
+            if self.time_limit is not None and time.monotonic() - self._cpu_read >= CPU_READ_EVERY_S:
+                self.read_cpu()
+                if self._over_cpu_limit():
+                    raise _CpuLimit()
+
+    def read_cpu(self) -> CpuSample:
+        """The CPU the worker's tree has used so far (the last reading where it is gone)."""
+        if self.pid is not None:
+            sample = tree_cpu(self._process(), self.zygote.pid, others=self.zygote.live - {self._process()})
+            if sample is not None:
+                self.cpu_used = CpuSample(max(sample.total_s, self.cpu_used.total_s),
+                                          max(sample.busiest_s, self.cpu_used.busiest_s),
+                                          max(sample.waiting_s, self.cpu_used.waiting_s))
+        self._cpu_read = time.monotonic()
+        return self.cpu_used
+
+    def _over_cpu_limit(self) -> bool:
+        if self.time_limit is None:
+            return False
+        if not self._cores:
+            self._cores = cores()
+        used = self.cpu_used
+        return used.busiest_s >= self.time_limit or used.total_s >= self.time_limit * self._cores
 
     def _process(self) -> int:
         """The process whose memory is the worker's: in private namespaces, the fork server's child
@@ -250,9 +299,10 @@ class Worker:
                 error["message"] = (f"out of memory: the worker's memory limit is "
                                     f"{self.limits.memory_bytes / GiB:.1f} GiB. {error.get('message', '')}").strip()
             return answer
+        except _CpuLimit:
+            self._fail(f"time limit {self.time_limit:g} s exceeded while {what}")
         except (ChannelTimeout, codec.DecodeTimeout):
-            limit = f" {self.time_limit:g} s" if self.time_limit else ""
-            self._fail(f"time limit{limit} exceeded while {what}")
+            self._backstop(what)
         except _Violation as exc:
             self._fail(f"{exc} while {what}")
         except ChannelClosed:
@@ -263,6 +313,22 @@ class Worker:
         except (codec.CodecError, MessageTooLarge) as exc:
             self._fail(f"the worker sent malformed data ({exc}) while {what}")
         raise AssertionError("unreachable")
+
+    def _backstop(self, what: str) -> None:
+        """The wall clock ran out before the CPU time limit: the worker slept or blocked (its
+        failure), or waited for a CPU on an overloaded machine (nobody's: `Overloaded`)."""
+        limit = f" {self.time_limit:g} s" if self.time_limit else ""
+        if self.time_limit is None or self.pid is None:
+            self._fail(f"time limit{limit} exceeded while {what}")
+        used = self.read_cpu()
+        wall = backstop_s(self.time_limit)
+        if used.waiting_s >= OVERLOADED_WAIT_SHARE * wall and not self._over_cpu_limit():
+            self.kill()
+            self.dead = "machine overloaded"
+            raise Overloaded(f"the machine was overloaded: in {wall:.0f} s the worker ran {used.effective_s(cores()):.1f} s "
+                             f"and waited {used.waiting_s:.0f} s for a CPU while {what}")
+        self._fail(f"time limit{limit} exceeded while {what} (after {wall:.0f} s on the wall clock the worker had "
+                   f"used {used.effective_s(cores()):.1f} s of CPU: it was sleeping or blocked)")
 
     def _fail(self, reason: str, already_dead: bool = False) -> None:
         if not already_dead:
@@ -287,6 +353,8 @@ class Worker:
         judge goes on."""
         if self.pid is None:
             return "never started"
+        if self.time_limit is not None:
+            self.read_cpu()  # the last reading before it is gone: what the check is charged
         pid, process, self.pid, self.process = self.pid, self.process, None, None
         status = self.zygote.wait(pid, detach=detach)  # the zygote kills the worker's session, then reaps it
         if status.get("zygote_lost"):
@@ -306,3 +374,7 @@ class Worker:
 
 class _Violation(Exception):
     pass
+
+
+class _CpuLimit(Exception):
+    """The worker's tree used its CPU time limit."""

@@ -8,6 +8,7 @@
 - `install_filter`: a seccomp filter that refuses io_uring (which can open sockets behind
   seccomp's back), syscalls of another architecture (i386's socketcall on x86_64), System V IPC
   objects and the kernel keyring (both outlive the worker; the keyring holds the user's secrets),
+  lowering its own CPU priority (a self-starved worker would look like an overloaded machine),
   the two prctl options that would hide a measured call's memory (no longer a child subreaper,
   transparent huge pages back on: see treemem.children_faults),
   and socket(2): for every family where nothing hides the host (`deny_new_sockets`), for all but
@@ -38,9 +39,14 @@ _CAP_VERSION_3 = 0x20080522
 _ARCHES = {"x86_64": (0xC000003E, 41, 425, 426, 427), "aarch64": (0xC00000B7, 198, 425, 426, 427)}
 # System V IPC objects (shmget, msgget, semget: what creates or finds one) and the kernel keyring
 # (add_key, request_key, keyctl). Neither torch nor CUDA uses them; both outlive the worker.
-_DENIED = {"x86_64": {"shmget": 29, "semget": 64, "msgget": 68, "add_key": 248, "request_key": 249, "keyctl": 250},
+# Also what lowers the worker's own CPU priority (nice, SCHED_IDLE...): a worker that starves itself
+# behind the other processes would pass for one on an overloaded machine, whose checks are not
+# the candidate's failures (grader.sandbox.client.Overloaded).
+_DENIED = {"x86_64": {"shmget": 29, "semget": 64, "msgget": 68, "add_key": 248, "request_key": 249, "keyctl": 250,
+                      "setpriority": 141, "sched_setparam": 142, "sched_setscheduler": 144, "sched_setattr": 314},
            "aarch64": {"msgget": 186, "semget": 190, "shmget": 194, "add_key": 217, "request_key": 218,
-                       "keyctl": 219}}
+                       "keyctl": 219, "sched_setparam": 118, "sched_setscheduler": 119, "setpriority": 140,
+                       "sched_setattr": 274}}
 # prctl(2) options a worker may not use: both would hide memory a measured call writes from the
 # fork server's count (see treemem.children_faults), which sets them before the worker starts.
 _PRCTL = {"x86_64": 157, "aarch64": 167}
@@ -153,5 +159,5 @@ def protections(sockets: bool = False) -> list[str]:
     if not seccomp_supported():
         return ["capabilities dropped (root's included)"]
     return ["capabilities dropped (root's included)",
-            "seccomp: no io_uring, no System V IPC, no kernel keyring, "
+            "seccomp: no io_uring, no System V IPC, no kernel keyring, no lowered priority, "
             + ("sockets of the Unix, IP and netlink families only" if sockets else "no new sockets (UDP, Unix sockets)")]

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
     found: list[int] = []
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
@@ -30,7 +30,7 @@ def _children(pid: int) -> list[int]:
     return found
 
 
-def _descendants(roots: list[int], seen: set[int]) -> Iterator[int]:
+def descendants(roots: list[int], seen: set[int]) -> Iterator[int]:
     """`roots` and every process below them, each once, read from /proc as the walk goes; `seen`
     (pids to skip) is extended with each one given."""
     pending = list(roots)
@@ -40,7 +40,7 @@ def _descendants(roots: list[int], seen: set[int]) -> Iterator[int]:
             continue
         seen.add(pid)
         yield pid
-        pending += _children(pid)
+        pending += children(pid)
 
 
 def _proportional_size(pid: int) -> int:
@@ -73,8 +73,8 @@ def tree_memory(worker: int, fork_server: int | None, others: set[int] | frozens
     except (OSError, ValueError, IndexError):
         return None, 0
     seen = {worker, *others}
-    roots = _children(worker) + ([c for c in _children(fork_server) if c != worker] if fork_server else [])
-    for pid in _descendants(roots, seen):
+    roots = children(worker) + ([c for c in children(fork_server) if c != worker] if fork_server else [])
+    for pid in descendants(roots, seen):
         if time.monotonic() < deadline:
             used += _proportional_size(pid)
     return used, len(seen) - len(others)
@@ -99,4 +99,4 @@ def children_faults(worker: int) -> int:
     so faults x page size is memory the children wrote, however briefly. The worker is a child
     subreaper (orphaned grandchildren come back to it) and cannot stop being one, nor turn on
     transparent huge pages (one fault for 2 MiB): both refused by its seccomp filter."""
-    return _faults(worker)[1] + sum(sum(_faults(pid)) for pid in _descendants(_children(worker), {worker}))
+    return _faults(worker)[1] + sum(sum(_faults(pid)) for pid in descendants(children(worker), {worker}))

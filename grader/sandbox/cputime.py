@@ -1,0 +1,103 @@
+"""CPU time over a worker's process tree, read from /proc by the judge (outside the worker).
+
+A verdict that rests on time must not move with the machine's load (other submissions graded
+beside it, a CI runner's neighbours, a CPU quota). Wall time does: a check that needs 10 s of CPU
+takes 50 s on a machine that gives it a fifth of a core. So the judge limits and measures the CPU
+the worker's processes got, which load does not change, read where the candidate cannot rewrite
+it (the kernel's accounting in /proc):
+
+- `total_s`: every process of the tree, threads and reaped children included (utime, stime,
+  cutime, cstime of /proc/PID/stat);
+- `busiest_s`: the live thread that ran longest: a single-threaded loop's time as an idle
+  machine's wall clock would show it, and a multi-threaded kernel's too (each of its threads runs
+  about as long as the call lasts);
+- `waiting_s`: what the tree's live threads spent runnable but waiting for a CPU (the run queue,
+  /proc/PID/task/TID/schedstat): the mark of an overloaded machine. A worker that sleeps or blocks
+  waits for nothing; one starved by other processes waits most of the time.
+
+Imports nothing heavy: the fork server imports it before forking workers.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from grader.sandbox.treemem import children, descendants
+
+TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+@dataclass(frozen=True)
+class CpuSample:
+    total_s: float = 0.0
+    busiest_s: float = 0.0
+    waiting_s: float = 0.0
+
+    def since(self, start: CpuSample | None) -> CpuSample:
+        """What was used after `start` (the busiest thread's time is its own: threads come and go)."""
+        if start is None:
+            return self
+        return CpuSample(max(0.0, self.total_s - start.total_s), self.busiest_s,
+                         max(0.0, self.waiting_s - start.waiting_s))
+
+    def effective_s(self, cores: int) -> float:
+        """The seconds an idle machine would have taken, at least: the busiest thread's time, or
+        the whole tree's spread over the cores it may use, whichever is longer."""
+        return max(self.busiest_s, self.total_s / max(1, cores))
+
+
+def _stat_times(path: str) -> list[int] | None:
+    """utime, stime, cutime, cstime (ticks) of a /proc/.../stat file."""
+    try:
+        with open(path) as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+        return [int(fields[i]) for i in (11, 12, 13, 14)]  # fields 14-17, counted from 1, after pid and comm
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _schedstat_wait(path: str) -> int:
+    try:
+        with open(path) as fh:
+            return int(fh.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def tree_cpu(worker: int, fork_server: int | None = None,
+             others: set[int] | frozenset[int] = frozenset()) -> CpuSample | None:
+    """The CPU of `worker` and every process it started (its descendants, and the fork server's
+    other children: orphans reparent there), None when the worker is gone. `others`: the fork
+    server's other live workers, not counted."""
+    total = busiest = 0
+    waiting = 0
+    seen = {*others}
+    roots = [worker] + ([c for c in children(fork_server) if c != worker] if fork_server else [])
+    found = False
+    for pid in descendants(roots, seen):
+        times = _stat_times(f"/proc/{pid}/stat")
+        if times is None:
+            continue
+        found = found or pid == worker
+        total += sum(times)
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tids:
+            thread = _stat_times(f"/proc/{pid}/task/{tid}/stat")
+            if thread is not None:
+                busiest = max(busiest, thread[0] + thread[1])
+            waiting += _schedstat_wait(f"/proc/{pid}/task/{tid}/schedstat")
+    if not found:
+        return None
+    return CpuSample(total / TICK, busiest / TICK, waiting / 1e9)
+
+
+def cores() -> int:
+    """The CPUs this process may run on (a container's or a task set's), at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
