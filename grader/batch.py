@@ -37,7 +37,7 @@ from grader.catalog import Catalog, Exercise, require_hidden_tests
 from grader.errors import GraderError, Interrupted, RuntimeUnavailable, UsageError
 from grader.parallel import judges_for, run_split
 from grader.practice.state import read_progress
-from grader.results import Environment, GradeRun, SubmissionResult
+from grader.results import Environment, GradeRun, SubmissionResult, safe_text
 from grader.resultstore import Graded, ResultStore, result_key, settings_digest
 from grader.runtimes import JudgeJob, JudgeOutput, Runtime, get_runtime, resolve_runtime
 from grader.runtimes.base import Candidate
@@ -123,7 +123,7 @@ def grade_one(item: WorkItem, ctx: BatchContext, runtime: Runtime, run_kwargs: C
             # notebooks become generated modules; the runtime mounts the folder holding them
             files, judge_root = notebooks.prepare(root, files, ctx.selected, stack)
             if not files:
-                raise UsageError(f"{item.path}: no exercise files found (looked for e.g. "
+                raise UsageError(f"{safe_text(str(item.path), newlines=False)}: no exercise files found (looked for e.g. "
                                  f"{ctx.selected[0].layout_path}); name the exercises with --exercises, "
                                  f"or check the layout")
             used = [ex for ex in ctx.selected if ex.id in files]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from grader.errors import ExerciseDefinitionError, UsageError
+from grader.packs import Pack
 
 DIFFICULTY_POINTS = {"easy": 10, "medium": 20, "hard": 30}
 GPU_POLICIES = ("required", "optional", "no")
@@ -47,6 +48,7 @@ class Exercise:
     network: str = "loopback"  # loopback: IP sockets on the worker's own loopback (gloo); none: Unix sockets only
     limits: dict[str, int] = field(default_factory=dict)  # [limits], as Limits fields (bytes, counts)
     tests: tuple[str, ...] = ()  # what the exercise tests (its traps, a few words each): interviewer-only
+    pack: Pack | None = None  # the exercise pack it comes from (grader.packs); None: the built-in catalogue
 
     @property
     def stub(self) -> Path:
@@ -72,7 +74,7 @@ class Exercise:
     @property
     def layout_path(self) -> str:
         """Where the candidate file sits in a submission that follows the exercise layout."""
-        return f"{self.track}/{self.id}/{self.name}.py"
+        return f"{self.track}/{self.dir.name}/{self.name}.py"
 
 
 # --- exercise.toml schema -------------------------------------------------------------------------
@@ -141,9 +143,11 @@ def _validate_table(table: dict, schema: dict[str, _Field], where: Path, prefix:
             raise ExerciseDefinitionError(f"{where}: field '{name}' must be positive, got {value!r}")
 
 
-def load_exercise(folder: Path, solutions_root: Path, allow_missing_stub: bool = False) -> Exercise:
+def load_exercise(folder: Path, solutions_root: Path, allow_missing_stub: bool = False,
+                  pack: Pack | None = None) -> Exercise:
     """Read and validate one exercise folder. Raises ExerciseDefinitionError naming the file and field.
-    `allow_missing_stub`: load it even when its stub is gone (practice mode offers `grader reset`)."""
+    `allow_missing_stub`: load it even when its stub is gone (practice mode offers `grader reset`).
+    `pack`: the exercise pack it belongs to (None: the built-in catalogue)."""
     match = EXERCISE_DIR_RE.match(folder.name)
     if not match:
         raise ExerciseDefinitionError(f"{folder}: exercise folders are named NN_name (e.g. 05_broadcast_bias)")
@@ -186,6 +190,7 @@ def load_exercise(folder: Path, solutions_root: Path, allow_missing_stub: bool =
         network=data.get("network", "loopback"),
         limits={_LIMITS[k][0]: v * _LIMITS[k][1] for k, v in limits.items()},
         tests=tuple(data.get("tests", ())),
+        pack=pack,
     )
     if not exercise.stub.is_file() and not allow_missing_stub:
         others = sorted(p.name for p in folder.glob("*.py") if not p.name.startswith("test_"))
@@ -235,33 +240,54 @@ def default_root() -> Path:
     return discover_root()
 
 
+def scan_root(root: Path, allow_missing_stub: bool = False,
+              pack: Pack | None = None) -> tuple[list[Exercise], dict[str, str], set[str]]:
+    """The exercises under `root`/exercises (by number), the folders that could not be loaded (name ->
+    why) and those whose stub is missing."""
+    exercises, problems, renamed = [], {}, set()
+    ex_root = root / "exercises"
+    tracks = sorted(p for p in ex_root.iterdir() if p.is_dir()) if ex_root.is_dir() else []
+    for track in tracks:
+        for folder in sorted(p for p in track.iterdir() if p.is_dir() and EXERCISE_DIR_RE.match(p.name)):
+            try:
+                exercises.append(load_exercise(folder, root / "solutions", allow_missing_stub, pack))
+            except (ExerciseDefinitionError, StubMissing) as exc:
+                # one malformed exercise must not stop the others from being listed or graded
+                problems[folder.name] = str(exc)
+                if isinstance(exc, StubMissing):
+                    renamed.add(folder.name)
+    exercises.sort(key=lambda e: e.number)
+    return exercises, problems, renamed
+
+
 @dataclass
 class Catalog:
+    """The exercises of one primary root plus those of the exercise packs in use (grader.packs)."""
+
     root: Path
     exercises: list[Exercise] = field(default_factory=list)
     problems: dict[str, str] = field(default_factory=dict)  # folder name -> why it could not be loaded
     renamed: set[str] = field(default_factory=set)  # folders whose stub is missing (the user's to fix)
+    pack: Pack | None = None  # the pack that the primary root is, if it is one
+    packs: tuple[Pack, ...] = ()  # the other packs whose exercises joined (--pack, $GRADER_PACKS)
 
     @classmethod
-    def load(cls, root: Path | None = None, allow_missing_stub: bool = False) -> Catalog:
+    def load(cls, root: Path | None = None, allow_missing_stub: bool = False,
+             packs: list[Path] | None = None) -> Catalog:
+        """The catalog of `root` (default: `default_root()`) and of the packs at `packs` (None: those
+        of $GRADER_PACKS and --pack, see grader.packs)."""
+        from grader.packs import pack_of_root, union
+
         root = (root or default_root()).resolve()
         ex_root = root / "exercises"
-        if not ex_root.is_dir():
+        own = pack_of_root(root)
+        if not ex_root.is_dir() and own is None:  # a pack may have no exercise yet
             raise UsageError(
                 f"no exercises/ folder under {root}: run from the grader's checkout or set GRADER_ROOT"
             )
-        exercises, problems, renamed = [], {}, set()
-        for track in sorted(p for p in ex_root.iterdir() if p.is_dir()):
-            for folder in sorted(p for p in track.iterdir() if p.is_dir() and EXERCISE_DIR_RE.match(p.name)):
-                try:
-                    exercises.append(load_exercise(folder, root / "solutions", allow_missing_stub))
-                except (ExerciseDefinitionError, StubMissing) as exc:
-                    # one malformed exercise must not stop the others from being listed or graded
-                    problems[folder.name] = str(exc)
-                    if isinstance(exc, StubMissing):
-                        renamed.add(folder.name)
-        exercises.sort(key=lambda e: e.number)
-        return cls(root=root, exercises=exercises, problems=problems, renamed=renamed)
+        exercises, problems, renamed = scan_root(root, allow_missing_stub, own)
+        extra, exercises = union(root, own, exercises, problems, renamed, packs, allow_missing_stub)
+        return cls(root=root, exercises=exercises, problems=problems, renamed=renamed, pack=own, packs=tuple(extra))
 
     @property
     def tracks(self) -> dict[str, list[Exercise]]:
@@ -272,20 +298,26 @@ class Catalog:
         return tracks
 
     def get(self, ref: str) -> Exercise:
-        """An exercise named by its folder name, its number ("5", "05") or a unique prefix."""
+        """An exercise named by its folder name, its number ("5", "05") or a unique prefix; a pack's
+        exercise also as `<pack>/<any of those>` (acme/03)."""
         ref = ref.strip()
         if not ref:
             raise UsageError("an empty exercise name: name an exercise by its number (05), folder or track")
         for ex in self.exercises:
-            if ref == ex.id or ref == ex.name:
+            if ref == ex.id:
                 return ex
+        if (scoped := self._in_pack(ref)) is not None:
+            return scoped
+        named = [ex for ex in self.exercises if ref in (ex.dir.name, ex.name)]
+        if named:
+            return _one_of(ref, named)
         if ref in self.tracks:
             ids = ", ".join(ex.id for ex in self.tracks[ref])
             raise UsageError(f"{ref!r} is a track ({ids}): name one exercise of it")
         if ref.isdigit():
-            for ex in self.exercises:
-                if ex.number == int(ref):
-                    return ex
+            numbered = [ex for ex in self.exercises if ex.number == int(ref)]
+            if numbered:
+                return _one_of(ref, numbered)
         matches = [ex for ex in self.exercises if ex.id.startswith(ref) or ex.name.startswith(ref)]
         if len(matches) == 1:
             return matches[0]
@@ -300,6 +332,26 @@ class Catalog:
         names = ", ".join(ex.id for ex in matches)
         raise UsageError(f"exercise {ref!r} is ambiguous: it matches {names}")
 
+    def _in_pack(self, ref: str) -> Exercise | None:
+        """`<pack>/<ref>`: `ref` resolved among that pack's exercises (None when no pack has that name)."""
+        prefix, _, rest = ref.partition("/")
+        pack = next((p for p in self.all_packs if p.name == prefix), None) if rest else None
+        if pack is None:
+            return None
+        inner = Catalog(root=pack.path, exercises=[ex for ex in self.exercises if ex.pack == pack],
+                        problems={k.removeprefix(f"{prefix}/"): v for k, v in self.problems.items()
+                                  if k.startswith(f"{prefix}/") or (pack == self.pack and "/" not in k)},
+                        renamed={k.removeprefix(f"{prefix}/") for k in self.renamed})
+        for ex in inner.exercises:  # its ids as the pack knows them, not as namespaced here
+            if rest in (ex.dir.name, ex.name):
+                return ex
+        return inner.get(rest)
+
+    @property
+    def all_packs(self) -> tuple[Pack, ...]:
+        """Every pack in use: the primary root's own (when it is a pack), then the others."""
+        return ((self.pack,) if self.pack else ()) + self.packs
+
     def select(self, refs: list[str] | tuple[str, ...] | None) -> list[Exercise]:
         """Resolve refs (each may be a comma list of exercises or track names, such as "05,autograd");
         None or an empty list means every exercise. Refs that name nothing (``""``, ``",,"``) are a
@@ -312,7 +364,7 @@ class Catalog:
                 part = part.strip()
                 if not part:
                     continue
-                found = self.tracks.get(part) if part not in self._names else None
+                found = self.tracks.get(part) or self._pack_exercises(part) if part not in self._names else None
                 for ex in found or [self.get(part)]:
                     if ex not in chosen:
                         chosen.append(ex)
@@ -322,6 +374,20 @@ class Catalog:
                              f"(e.g. 05, 05,10 or autograd); see `grader list`")
         return chosen
 
+    def _pack_exercises(self, name: str) -> list[Exercise] | None:
+        """Every exercise of the pack called `name` (None when no pack has that name)."""
+        pack = next((p for p in self.all_packs if p.name == name), None)
+        return [ex for ex in self.exercises if ex.pack == pack] if pack else None
+
     @property
     def _names(self) -> set[str]:
         return {ex.id for ex in self.exercises} | {ex.name for ex in self.exercises}
+
+
+def _one_of(ref: str, matches: list[Exercise]) -> Exercise:
+    """The match whose id is not namespaced (`acme/05_x` is named with its pack's prefix), or an error."""
+    plain = [ex for ex in matches if "/" not in ex.id]
+    if len(matches) == 1 or len(plain) == 1:
+        return matches[0] if len(matches) == 1 else plain[0]
+    names = ", ".join(ex.id if ex.pack is None or "/" in ex.id else f"{ex.pack.name}/{ex.id}" for ex in matches)
+    raise UsageError(f"exercise {ref!r} is ambiguous: it matches {names}; name one of them as written here")

@@ -25,17 +25,17 @@ def resolve_check(catalog: Catalog, args: tuple[str, ...], all_: bool, path: Pat
                   cwd: Path | None = None) -> CheckTarget:
     """Resolve `grader check` arguments; raises UsageError saying what to type instead."""
     cwd = (cwd or Path.cwd()).resolve()
-    default = path or catalog.root / "exercises"
     if all_:
-        return CheckTarget([ex.id for ex in catalog.exercises], default)
+        return CheckTarget([ex.id for ex in catalog.exercises], path or _in_place(catalog.exercises, catalog))
     if not args:
         here = [ex for ex in catalog.exercises if cwd == ex.dir.resolve() or cwd.is_relative_to(ex.dir.resolve())]
         if here:
-            return CheckTarget([here[0].id], default)
+            return CheckTarget([here[0].id], path or _in_place(here[:1], catalog))
         raise UsageError("name one or more exercises (e.g. `grader check 05`), or use --all")
     files = [a for a in args if a.strip().endswith(".py")]
     if not files:
-        return CheckTarget([ex.id for ex in catalog.select(list(args))], default)
+        chosen = catalog.select(list(args))
+        return CheckTarget([ex.id for ex in chosen], path or _in_place(chosen, catalog))
     if len(args) > 1:
         raise UsageError("check one file at a time (`grader check broadcast_bias.py`), or name exercises "
                          "(`grader check 05 10`)")
@@ -50,5 +50,14 @@ def resolve_check(catalog: Catalog, args: tuple[str, ...], all_: bool, path: Pat
     if path is not None:
         raise UsageError("give either a file or --path, not both")
     if file.resolve() == ex.stub.resolve():
-        return CheckTarget([ex.id], default)  # the exercise's own stub, edited in place
+        return CheckTarget([ex.id], _in_place([ex], catalog))  # the exercise's own stub, edited in place
     return CheckTarget([ex.id], file.resolve())
+
+
+def _in_place(chosen: list, catalog: Catalog) -> Path:
+    """The exercises/ folder holding `chosen`'s own files (the catalog's, or an exercise pack's)."""
+    folders = sorted({ex.dir.parent.parent for ex in chosen}) or [catalog.root / "exercises"]
+    if len(folders) > 1:
+        raise UsageError(f"these exercises live in {len(folders)} places ({', '.join(map(str, folders))}): check the "
+                         f"exercises of each pack in a run of their own (e.g. `grader check acme`)")
+    return folders[0]

@@ -120,7 +120,7 @@ def cli(ctx: click.Context) -> None:
     Candidates:    grader watch, grader hint 05, grader reset 05, grader list, grader check 05
     Interviewers:  grader grade submission.zip --json report.json
                    grader similarity submissions/*.zip --html similarity.html
-    Authors:       grader validate 05
+    Authors:       grader new NAME, grader validate 05 (--pack PATH: your own exercise pack)
     """
     if ctx.invoked_subcommand is None:
         click.echo(ctx.get_help())
@@ -143,6 +143,7 @@ def list_cmd(sessions: bool) -> None:
       grader list --sessions
     """
     from grader.catalog import Catalog, root_origin
+    from grader.packs import catalog_lines
     from grader.practice.state import PracticeState
     from grader.practice.views import status_text
 
@@ -158,6 +159,8 @@ def list_cmd(sessions: bool) -> None:
                      status_text(st) if st else "not started", str(st.hints) if st and st.hints else "-", ex.title))
     click.echo(_columns(rows, right={4}))
     click.echo(f"{len(catalog.exercises)} exercises in {catalog.root} ({root_origin(catalog.root)})")
+    for line in catalog_lines(catalog):  # the exercise packs in use (grader.packs)
+        click.echo(line, err=line.startswith("Warning"))
     _warn_problems(catalog)
 
 
@@ -219,7 +222,8 @@ def show(exercise: str, interviewer: bool) -> None:
     click.echo((ex.dir / "README.md").read_text(encoding="utf-8").rstrip())
     click.echo("")
     click.echo(f"Stub to fill in: {ex.stub}")
-    click.echo(f"Check it with:   grader check {ex.number:02d}")
+    click.echo(f"Check it with:   grader check {ex.number:02d}" if ex.pack is None else  # a pack's: named in full
+               f"Check it with:   grader check {ex.pack.name}/{ex.dir.name}")
 
 
 @cli.command()
@@ -266,7 +270,9 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
     checks = [c for s in run.submissions for e in s.exercises for c in e.checks]
     if keyword and all(c.name == "grading" for c in checks):  # the judge collected nothing to run
         raise click.UsageError(f"no check matches -k {keyword!r}: `grader check EXERCISE` lists the check names")
-    render_checks(run, _console(), root=catalog.root, verbosity=verbose - quiet)
+    first = catalog.get(target.exercises[0]) if target.exercises else None  # check files: its root's (a pack's)
+    render_checks(run, _console(), root=first.dir.parent.parent.parent if first else catalog.root,
+                  verbosity=verbose - quiet)
     sys.exit(int(ExitCode.UNDER_THRESHOLD if failed(run) else ExitCode.OK))
 
 
@@ -657,6 +663,11 @@ def reset(exercise: str, yes: bool) -> None:
     done = reset_exercise(root, ex)
     click.echo(f"Reset {done.stub} to its stub." + (f" Your file is kept in {done.backup}" if done.backup else
                                                     " (there was no work of yours to keep)"))
+
+
+from grader.cli_packs import install as _install_packs  # noqa: E402 - after every command it extends
+
+_install_packs(cli, handle_errors)  # `grader new`, and --pack PATH on every command
 
 
 def main() -> None:

@@ -32,6 +32,7 @@ import grader
 from grader.catalog import Catalog, Exercise
 from grader.errors import ExerciseDefinitionError, GraderError, UsageError
 from grader.guides import GUIDE_FILE
+from grader.packs import bundle_exercises
 
 PACKAGE_DIR = Path(grader.__file__).resolve().parent
 TEMPLATES = PACKAGE_DIR / "bundle"
@@ -89,7 +90,7 @@ def export_bundle(out: Path, *, exercises: list[str] | None = None, root: Path |
     chosen_session = get_session(catalog.root, session) if session is not None else None
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"{out} exists and is not an empty folder: choose a new folder for the bundle")
-    chosen = chosen_session.resolve(catalog) if chosen_session else catalog.select(exercises)
+    chosen = bundle_exercises(chosen_session.resolve(catalog) if chosen_session else catalog.select(exercises))
     if not chosen:
         raise UsageError(f"no exercises to export under {catalog.root / 'exercises'}")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -99,7 +100,7 @@ def export_bundle(out: Path, *, exercises: list[str] | None = None, root: Path |
         _write(staging, catalog, chosen, record_progress, chosen_session)
         if notebooks:
             _write_notebooks(staging, chosen)
-        secrets = secret_lines(catalog.root)
+        secrets = secret_lines(catalog.root, *(pack.path for pack in catalog.packs))  # packs' hidden lines too
         leaks = forbidden_paths(staging) + find_leaks(staging, secrets)
         if leaks:
             shown = "\n  ".join(str(leak) for leak in leaks[:10])
@@ -277,10 +278,11 @@ def _lines(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8", errors="replace").splitlines()
 
 
-def public_lines(root: Path) -> set[str]:
-    """Lines that are public by design: every exercise's candidate files and the grader package."""
+def public_lines(root: Path, *packs: Path) -> set[str]:
+    """Lines that are public by design: every exercise's candidate files (of `root` and of the
+    exercise packs at `packs`) and the grader package."""
     public: set[str] = set()
-    for folder in sorted((root / "exercises").glob("*/*")):
+    for folder in sorted(f for r in (root, *packs) for f in (r / "exercises").glob("*/*")):
         if not folder.is_dir():
             continue
         for path in folder.iterdir():
@@ -296,9 +298,20 @@ def public_lines(root: Path) -> set[str]:
     return public
 
 
-def secret_lines(root: Path) -> dict[str, str]:
+def secret_lines(root: Path, *packs: Path) -> dict[str, str]:
     """Lines of hidden tests, solutions and graders' notes that no public file holds, each with
-    where it first appears ("path:line", relative to `root`)."""
+    where it first appears ("path:line", relative to `root`), in `root` and in the exercise packs
+    at `packs` (their lines are "<pack folder>/path:line")."""
+    secrets: dict[str, str] = {}
+    public = public_lines(root, *packs)
+    for base in (root, *packs):
+        prefix = "" if base == root else f"{base.name}/"
+        for text, where in _secret_lines(base, public).items():
+            secrets.setdefault(text, prefix + where)
+    return secrets
+
+
+def _secret_lines(root: Path, public: set[str]) -> dict[str, str]:
     sources: list[tuple[Path, list[str]]] = []
     for path in sorted((root / "exercises").rglob("test_hidden.py")):
         sources.append((path, _lines(path)))
@@ -310,7 +323,6 @@ def secret_lines(root: Path) -> dict[str, str]:
             sources.append((path, _lines(path)))
     for path in sorted((root / "exercises").glob(f"*/*/{GUIDE_FILE}")):
         sources.append((path, _lines(path)))
-    public = public_lines(root)
     secrets: dict[str, str] = {}
     for path, lines in sources:
         for number, line in enumerate(lines, 1):

@@ -22,8 +22,17 @@ from pathlib import Path
 from grader import __version__, notebooks
 from grader.catalog import Catalog, Exercise, require_hidden_tests
 from grader.errors import GraderError, UsageError
+from grader.packs import origin_fields
 from grader.practice.state import read_progress
-from grader.results import Environment, ExerciseResult, Flag, GradeRun, SubmissionResult, score_checks
+from grader.results import (
+    Environment,
+    ExerciseResult,
+    Flag,
+    GradeRun,
+    SubmissionResult,
+    safe_text,
+    score_checks,
+)
 from grader.runtimes import JudgeJob, JudgeOutput, get_runtime, resolve_runtime
 from grader.runtimes.base import Candidate
 from grader.sandbox.limits import MIN_MEMORY_GB, Limits
@@ -96,7 +105,8 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
                 files, judge_roots[label] = notebooks.prepare(root, files, selected, stack)
                 if not files:
                     raise UsageError(
-                        f"{path}: no exercise files found (looked for e.g. {selected[0].layout_path}); "
+                        f"{safe_text(str(path), newlines=False)}: no exercise files found (looked for e.g. "
+                        f"{selected[0].layout_path}); "
                         f"name the exercises with --exercises, or check the layout")
                 candidates.append((label, root, files, None))
             except GraderError as exc:
@@ -151,7 +161,7 @@ def failed_exercise(ex: Exercise, why: str) -> ExerciseResult:
     row = {"name": "open submission", "kind": "value", "weight": 1.0, "visibility": "public", "outcome": "failed",
            "message": why, "duration_s": 0.0, "file": "", "line": 0}
     return ExerciseResult(id=ex.id, title=ex.title, track=ex.track, difficulty=ex.difficulty, points=ex.points,
-                          file=None, checks=tuple(score_checks(ex.points, [row])), problem=why)
+                          file=None, checks=tuple(score_checks(ex.points, [row])), problem=why, **origin_fields(ex))
 
 
 def _unique(label: str, used: set[str]) -> str:
@@ -212,7 +222,8 @@ def build_exercise(ex: Exercise, label: str, root: Path, cand: CandidateFile, ou
         except ValueError:
             file = str(cand.path)
     result = ExerciseResult(id=ex.id, title=ex.title, track=ex.track, difficulty=ex.difficulty, points=ex.points,
-                            file=file, checks=tuple(checks_out), problem=problem, flags=tuple(flags))
+                            file=file, checks=tuple(checks_out), problem=problem, flags=tuple(flags),
+                            **origin_fields(ex))
     return notebooks.map_result(result, cand)  # a notebook's results shown at its cells and lines
 
 

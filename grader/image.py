@@ -66,10 +66,16 @@ def sources_hash(root: Path) -> str:
     return digest.hexdigest()[:32]
 
 
-def image_freshness(image_labels: dict, root: Path) -> str | None:
+def image_freshness(image_labels: dict, root: Path, packs: list | None = None) -> str | None:
     """None when an image with these labels was built from the checkout at `root`; otherwise why
     not. A checkout without solutions (a candidate bundle) cannot be compared: the image is the
-    authority there, and None is returned."""
+    authority there, and None is returned. The exercise packs in use (`packs`; None: the root's own
+    and those of --pack / $GRADER_PACKS) must be in the image as they are here (grader.packs)."""
+    from grader.packs import active_packs, pack_freshness
+
+    why = pack_freshness(image_labels or {}, active_packs(root) if packs is None else packs)
+    if why is not None:
+        return why
     if not (root / "solutions").is_dir() or not (root / "docker" / "Dockerfile").is_file():
         return None
     built = (image_labels or {}).get(SOURCES_LABEL)
@@ -148,11 +154,15 @@ def _base_torch(client, base_image: str) -> str | None:
 
 
 def build_image(*, root: Path, base_image: str | None = None, tag: str = DEFAULT_TAG, force: bool = False,
-                log: Callable[[str], None] = print) -> BuildResult:
+                log: Callable[[str], None] = print, packs: list | None = None) -> BuildResult:
     """Build the grading image `tag` from the checkout at `root`, unless an image of that tag was
     built from the same context (then it is reused). One build at a time per checkout: a second
     process (tests started while .ci/run still builds, another terminal) waits for the first and
-    then finds the image up to date."""
+    then finds the image up to date. `packs` (exercise pack folders; None: --pack / $GRADER_PACKS,
+    and `root` itself when it is a pack) go in too, hidden checks and solutions included."""
+    from grader.packs import image_packs
+
+    root, packs = image_packs(root, packs)
     if not (root / "docker" / "Dockerfile").is_file() or not (root / "solutions").is_dir():
         raise UsageError(f"{root} has no docker/Dockerfile or solutions/: the grading image is built from the "
                          f"grader's own repository (which holds the hidden checks and reference solutions), not "
@@ -161,16 +171,20 @@ def build_image(*, root: Path, base_image: str | None = None, tag: str = DEFAULT
     wheelhouse.mkdir(parents=True, exist_ok=True)
     with open(wheelhouse / ".build.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, also if this process dies
-        return _build_image(root, wheelhouse, base_image, tag, force, log)
+        return _build_image(root, wheelhouse, base_image, tag, force, log, packs)
 
 
 def _build_image(root: Path, wheelhouse: Path, base_image: str | None, tag: str, force: bool,
-                 log: Callable[[str], None]) -> BuildResult:
+                 log: Callable[[str], None], packs: list = ()) -> BuildResult:
     import docker
+    from grader.packs import copy_into_image, pack_labels
 
     client = docker_client()
     base_image = base_image or default_base_image(root)
     digest = context_hash(root, base_image)
+    labels = pack_labels(packs)
+    if labels:  # the packs' hashes make part of the context
+        digest = hashlib.sha256((digest + "".join(f"{k}={v}" for k, v in sorted(labels.items()))).encode()).hexdigest()[:32]
     try:
         existing = client.images.get(tag)
         if not force and existing.labels.get(CONTEXT_LABEL) == digest:
@@ -209,10 +223,12 @@ def _build_image(root: Path, wheelhouse: Path, base_image: str | None, tag: str,
         ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
         shutil.copytree(root / "exercises", gr / "exercises", ignore=ignore)
         shutil.copytree(root / "solutions", gr / "solutions", ignore=ignore)
+        copy_into_image(packs, gr, log)  # grader-root/packs/<name>: read by the judge only, like the above
         log(f"building {tag} from {base_image}")
         try:
             image, _ = client.images.build(path=str(ctx), tag=tag, buildargs={"BASE_IMAGE": base_image},
-                                           labels={CONTEXT_LABEL: digest, SOURCES_LABEL: sources_hash(root)}, rm=True, forcerm=True, pull=False)
+                                           labels={CONTEXT_LABEL: digest, SOURCES_LABEL: sources_hash(root), **labels},
+                                           rm=True, forcerm=True, pull=False)
         except docker.errors.BuildError as exc:
             tail = "".join(str(chunk.get("stream", chunk.get("error", ""))) for chunk in exc.build_log)[-3000:]
             raise GraderError(f"building {tag} failed: {exc.msg}\n{tail}") from None

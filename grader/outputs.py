@@ -4,7 +4,8 @@
 would fail or destroy work: a folder or unwritable place, two reports to one file, a path that
 is (or would overwrite a file of) a submission. `-` means standard output (one report at most).
 `write_reports` writes every target and returns what could not be written, so one failure never
-stops the others.
+stops the others: whatever a writer raises (an OSError, or a UnicodeEncodeError on text no result
+should hold) is that report's failure, and the CLI names it and exits 1.
 """
 
 from __future__ import annotations
@@ -118,4 +119,6 @@ def write_reports(run: GradeRun, targets: list[ReportTarget],
             target.path.write_text(text, encoding="utf-8")
         except OSError as exc:
             failures.append(f"could not write {target.label}: {exc.strerror or exc}")
+        except Exception as exc:  # noqa: BLE001 - a report that cannot be rendered costs only itself
+            failures.append(f"could not write {target.label}: {type(exc).__name__}: {exc}")
     return failures

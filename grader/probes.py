@@ -712,3 +712,68 @@ def hook_keys(module: Any, name: str) -> list:
     from grader.sandbox.registries import hook_keys as read
 
     return read(module, name)
+
+
+def forbid_forward_ops(fn: Callable, ops: tuple[str, ...], *args: Any, **kwargs: Any) -> tuple[Any, list[str]]:
+    """`forbid_ops` for a call that also runs backward passes: the aten operators `ops` ("sigmoid",
+    "sigmoid_", an overload as "sigmoid.out") are refused when the candidate's code reaches them,
+    and run as usual inside a backward pass (torch's own backward formulas reach them: the
+    gradient of `binary_cross_entropy_with_logits` computes `sigmoid`). The refusing kernel sits
+    at the autograd keys (AutogradCPU, AutogradCUDA), where every route from Python meets it (a
+    name built at run time, a reference kept from import, `torch.ops.aten`, dispatch modes
+    disabled); inside a backward pass (`torch._C._current_autograd_node()` is set) it hands the
+    call to the kernel below. Returns (fn's result, or None when it raised ForbiddenAPIError; the
+    operators refused, in order, with torch's Python re-implementations that ran). What it does
+    not see: a call below the autograd keys (`torch.inference_mode()`, whose results carry no
+    gradient; `torch._C._AutoDispatchBelowAutograd`). The dispatcher is compared after the call
+    as in `forbid_ops` (TamperingDetected when the candidate changed it)."""
+    import warnings
+
+    from grader.sandbox import callwatch
+
+    reached: list[str] = []
+
+    def refuse(name: str) -> Callable:
+        base, _, overload = name.partition(".")
+        below = getattr(getattr(torch.ops.aten, base), overload or "default")
+
+        def kernel(*a: Any, **k: Any) -> Any:
+            if torch._C._current_autograd_node() is not None:  # torch's backward formula
+                with torch._C._AutoDispatchBelowAutograd():
+                    return below(*a, **k)
+            reached.append(name)
+            raise ForbiddenAPIError(f"aten.{name} is not allowed in this exercise")
+        return kernel
+
+    python: list = []
+    block = callwatch.Block(python)
+    for name in ops:
+        for target, label in _python_versions(name.partition(".")[0]):
+            block.watch(label, target)
+    problems: list[str] = []
+    library = torch.library.Library("aten", "IMPL")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # "Overriding a previously registered kernel"
+            for name in ops:
+                for key in ("AutogradCPU", "AutogradCUDA") if torch.cuda.is_available() else ("AutogradCPU",):
+                    library.impl(name, refuse(name), key)
+        guarded = {name: torch._C._dispatch_dump(f"aten::{name}") for name in ops}
+        callwatch.open_block(block)
+        try:
+            result = fn(*args, **kwargs)
+        except ForbiddenAPIError:
+            result = None
+        finally:
+            problems = callwatch.close_block(block)
+        changed = [name for name in ops if torch._C._dispatch_dump(f"aten::{name}") != guarded[name]]
+    finally:
+        library._destroy()
+    if changed:
+        from grader.sandbox.worker import TamperingDetected
+
+        raise TamperingDetected(f"the submission changed torch's dispatcher for aten.{changed[0]} while its code ran "
+                                "(the grader's guard there was removed or overridden): this check cannot be trusted")
+    callwatch.refuse(problems)
+    reached += [label for label, _, _ in python]
+    return result, reached

@@ -3,7 +3,9 @@ ETA, the score spread so far), or one plain line per finished submission when st
 terminal, with --quiet, or with NO_COLOR set (CI logs stay readable).
 
 Both reporters take the same calls from grader/batch.py, from any thread: `start(total, resumed)`,
-`started(label)`, `finished(label, graded)`, `close()`.
+`started(label)`, `finished(label, graded)`, `close()`. A label is the submission's name, an error
+quotes its paths: both are printed inert (`grader.reports.safe`: no escape sequence, no line that
+starts a GitHub workflow command, no rich markup).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import threading
 import time
 from typing import TextIO
 
+from grader.reports import safe
 from grader.results import fmt_points
 from grader.resultstore import Graded
 
@@ -64,6 +67,11 @@ class _Tally:
         return f"scores min {min(p):g} % · median {statistics.median(p):g} % · max {max(p):g} %"
 
 
+def _first_line(text: str) -> str:
+    lines = text.splitlines()
+    return lines[0][:200] if lines else ""
+
+
 def _fmt_eta(seconds: float | None) -> str:
     if seconds is None:
         return "ETA -"
@@ -90,9 +98,9 @@ class PlainProgress:
     def finished(self, label: str, graded: Graded) -> None:
         self.tally.finish(label, graded)
         sub = graded.submission
-        what = (f"ERROR: {sub.error.splitlines()[0][:200]}" if sub.error else
+        what = (f"ERROR: {safe.inert(_first_line(sub.error))}" if sub.error else
                 f"{fmt_points(sub.score)}/{fmt_points(sub.max_score)} ({sub.percent:g} %)")
-        self._line(f"[{self.tally.done}/{self.tally.total}] {label}: {what} in {graded.duration_s:.1f} s")
+        self._line(f"[{self.tally.done}/{self.tally.total}] {safe.inert(label)}: {what} in {graded.duration_s:.1f} s")
 
     def close(self) -> None:
         t = self.tally
@@ -131,7 +139,8 @@ class LiveProgress:
     def finished(self, label: str, graded: Graded) -> None:
         self.tally.finish(label, graded)
         if graded.submission.error:
-            self.progress.console.print(f"[red]{label}[/]: {graded.submission.error.splitlines()[0][:200]}",
+            self.progress.console.print(f"[red]{safe.terminal(label)}[/]: "
+                                        f"{safe.terminal(_first_line(graded.submission.error))}",
                                         markup=True, highlight=False)
         self._refresh()
 

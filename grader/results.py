@@ -3,16 +3,78 @@
 Scoring: an exercise's points are split over its checks by weight. Checks that could not run here
 (`not_run`: no CUDA, a missing optional package) are left out of the possible total; every other
 outcome counts, and only `passed` earns. JSON is versioned (`SCHEMA_VERSION`) and stably ordered.
+
+The model is also the boundary where text from a submission (its name and paths, its file names,
+its exception messages and printed output, flags quoting its code, a progress record it ships)
+enters the grader's results: every string field is made safe when a result is built (`safe_text`),
+so no report, terminal or store downstream meets a lone surrogate or a control character.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 SCHEMA_VERSION = 1
 OUTCOMES = ("passed", "failed", "error", "not_run")
+
+# control characters (C0 but tab and newline, DEL, C1), zero-width and bidirectional controls, the
+# byte order mark, and surrogates (a high one first: a pair, joined if it is one)
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]"
+                     "|[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
+_UNSAFE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]"
+                          "|[\ud800-\udbff][\udc00-\udfff]|[\ud800-\udfff]")
+
+
+def _shown(match: re.Match) -> str:
+    text = match.group()
+    if len(text) == 2:  # a surrogate pair (e.g. from a JSON escape): the character it stands for
+        return chr(0x10000 + ((ord(text[0]) - 0xD800) << 10) + (ord(text[1]) - 0xDC00))
+    code = ord(text)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (a file name, via surrogateescape): that byte
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe_text(text: str, newlines: bool = True) -> str:
+    """`text` with every character that is unsafe to encode or to print shown as a visible escape:
+    a lone surrogate as `\\udNNN`, a non-UTF-8 byte of a file name (a surrogate escape) as `\\xNN`,
+    control characters as `\\xNN` / `\\uNNNN`; tab and newline kept when `newlines` (`\\r\\n`
+    becomes `\\n`). Idempotent; nothing is dropped silently."""
+    if newlines:
+        if "\r" in text:
+            text = text.replace("\r\n", "\n")
+        return _UNSAFE.sub(_shown, text) if _UNSAFE.search(text) else text
+    return _UNSAFE_LINE.sub(_shown, text) if _UNSAFE_LINE.search(text) else text
+
+
+def safe_data(value: Any) -> Any:
+    """`safe_text` applied to every string (keys included) of nested dicts, lists and tuples."""
+    if isinstance(value, str):
+        return safe_text(value)
+    if isinstance(value, dict):
+        return {safe_data(k): safe_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(safe_data(v) for v in value)
+    return value
+
+
+def _make_safe(obj: Any, lines: tuple[str, ...] = ()) -> None:
+    """Replace every str field of the frozen dataclass `obj` (and every str in its tuple fields)
+    by its `safe_text`; fields named in `lines` are single lines (newlines escaped too)."""
+    for f in fields(obj):
+        value = getattr(obj, f.name)
+        if isinstance(value, str):
+            cleaned = safe_text(value, newlines=f.name not in lines)
+        elif isinstance(value, tuple) and any(isinstance(v, str) for v in value):
+            cleaned = tuple(safe_text(v, newlines=f.name not in lines) if isinstance(v, str) else v
+                            for v in value)
+        else:
+            continue
+        if cleaned != value:
+            object.__setattr__(obj, f.name, cleaned)
 
 
 def fmt_points(value: float) -> str:
@@ -35,6 +97,9 @@ class CheckResult:
     max_score: float = 0.0
     output: str = ""  # what the candidate's code printed during a public check (capped tail)
 
+    def __post_init__(self) -> None:
+        _make_safe(self, lines=("name", "kind", "visibility", "outcome", "file"))
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self) | {"score": round(self.score, 4), "max_score": round(self.max_score, 4)}
 
@@ -44,6 +109,9 @@ class Flag:
     line: int
     message: str
     cell: int | None = None  # a notebook's cell (1-based); `line` is then the line in that cell
+
+    def __post_init__(self) -> None:
+        _make_safe(self)
 
     @property
     def where(self) -> str:
@@ -61,6 +129,11 @@ class ExerciseResult:
     checks: tuple[CheckResult, ...]
     problem: str | None = None  # why the exercise could not be graded normally
     flags: tuple[Flag, ...] = ()
+    pack: str = ""  # the exercise pack it comes from, "name version" ("": the built-in catalogue)
+    pack_torch: str = ""  # the torch version that pack was validated with
+
+    def __post_init__(self) -> None:
+        _make_safe(self, lines=("id", "title", "track", "difficulty", "file", "pack", "pack_torch"))
 
     @property
     def max_score(self) -> float:
@@ -92,7 +165,7 @@ class ExerciseResult:
             "outcomes": dict(sorted(Counter(c.outcome for c in self.checks).items())),
             "flags": [asdict(f) for f in self.flags],
             "checks": [c.to_dict() for c in self.checks],
-        }
+        } | ({"pack": self.pack, "pack_torch": self.pack_torch} if self.pack else {})
 
 
 @dataclass(frozen=True)
@@ -101,6 +174,9 @@ class SubmissionResult:
     path: str
     exercises: tuple[ExerciseResult, ...]
     error: str | None = None  # the submission could not be graded at all
+
+    def __post_init__(self) -> None:
+        _make_safe(self, lines=("name", "path"))
 
     @property
     def score(self) -> float:
@@ -131,6 +207,9 @@ class Environment:
     notes: tuple[str, ...] = ()
     exercise_root: str = ""  # where the exercises and checks came from (a folder, or the grading image)
 
+    def __post_init__(self) -> None:
+        _make_safe(self, lines=("runtime", "python", "torch", "cuda", "gpus", "exercise_root"))
+
     @property
     def gpu_summary(self) -> str:
         return ", ".join(self.gpus) if self.gpus else "graded without GPU"
@@ -144,6 +223,10 @@ class GradeRun:
     duration_s: float
     tool_version: str
     extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        _make_safe(self, lines=("started_at", "tool_version"))
+        object.__setattr__(self, "extra", safe_data(self.extra))  # e.g. a progress record the submission ships
 
     @property
     def score(self) -> float:
@@ -168,7 +251,15 @@ class GradeRun:
             "submissions": [{k: v for k, v in s.items() if k != "exercises"} for s in subs],
             # every exercise of every submission, flattened, each naming its submission
             "exercises": [{"submission": s["name"], **e} for s in subs for e in s["exercises"]],
-        }
+        } | _pack_notes(self)
+
+
+def _pack_notes(run: GradeRun) -> dict[str, Any]:
+    """The packs the run's exercises came from, and torch warnings (grader.packs); {} without packs."""
+    from grader.packs import report_lines
+
+    lines = report_lines(run)
+    return {"pack_notes": lines} if lines else {}
 
 
 def variant_of(name: str) -> str:

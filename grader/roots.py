@@ -7,7 +7,7 @@ The rule, first match wins:
 
 1. the current folder or one of its parents (walking up, as git finds its repository) that is an
    exercise tree: it holds `exercises/<track>/<NN_name>/exercise.toml` (a candidate bundle or the
-   grader's checkout);
+   grader's checkout) or a pack.toml (an exercise pack, `grader.packs`);
 2. `$GRADER_ROOT`, when set;
 3. the tree the grader was installed from (an editable install of the checkout or of a bundle).
 
@@ -26,7 +26,10 @@ INSTALL_TREE = Path(__file__).resolve().parent.parent
 
 
 def is_exercise_tree(folder: Path) -> bool:
-    """True when `folder` holds at least one `exercises/<track>/<NN_name>/exercise.toml`."""
+    """True when `folder` holds at least one `exercises/<track>/<NN_name>/exercise.toml`, or is an
+    exercise pack (a pack.toml: `grader.packs`), even one without an exercise yet."""
+    if (folder / "pack.toml").is_file():
+        return True
     exercises = folder / "exercises"
     if not exercises.is_dir():
         return False

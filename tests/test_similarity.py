@@ -3,6 +3,7 @@ stub never counts, folders, archives and notebooks all work, and the HTML page (
 matching regions highlighted) is checked in a real headless Chromium like tests/test_html.py."""
 from __future__ import annotations
 
+import ast
 import json
 import re
 import zipfile
@@ -58,6 +59,21 @@ def renamed_copy() -> str:
             text = re.sub(rf"\b{old}\b", new, text)
         parts.append(text.replace("    return", "\n    # done\n    return"))
     return HEADER + "\n\n\n# my solutions\n" + "\n\n".join(parts)
+
+
+# the answers carry the stub's own docstrings, as a candidate who fills the stub in does
+STUB_DOCS = {node.name: ast.get_docstring(node) for node in ast.parse(STUB).body if isinstance(node, ast.FunctionDef)}
+WRITTEN_DOCS = {"add_feature_bias": "x (N,F) + bias (F,) broadcast over rows.",
+                "add_sample_bias": "x (N,F) with bias[i] added to every element of row i; bias is (N,); correct even when "
+                                   "N == F.",
+                "pairwise_sq_dists": "(N,D),(M,D) -> (N,M) squared Euclidean distances via broadcasting, using O(N*M) "
+                                     "extra memory (not O(N*M*D)), clamped at 0."}
+
+
+def _stub_docstrings(text: str) -> str:
+    for name, doc in WRITTEN_DOCS.items():
+        text = text.replace(f'"""{doc}"""', f'"""{STUB_DOCS[name]}"""')
+    return text
 
 
 INDEPENDENT = [
@@ -124,18 +140,18 @@ def submissions(tmp_path_factory) -> list[Path]:
     base = tmp_path_factory.mktemp("subs")
     alice = base / "alice" / "tensors" / "05_broadcast_bias"
     alice.mkdir(parents=True)
-    (alice / "broadcast_bias.py").write_text(HEADER + "\n\n\n" + "\n\n".join(ORIGINAL.values()))
+    (alice / "broadcast_bias.py").write_text(HEADER + "\n\n\n" + _stub_docstrings("\n\n".join(ORIGINAL.values())))
     with zipfile.ZipFile(base / "bob.zip", "w") as zf:
-        zf.writestr("bob/broadcast_bias.py", renamed_copy())
+        zf.writestr("bob/broadcast_bias.py", _stub_docstrings(renamed_copy()))
     paths = [base / "alice", base / "bob.zip"]
     for i, body in enumerate(INDEPENDENT):
         folder = base / f"indep{i}"
         folder.mkdir()
-        (folder / "broadcast_bias.py").write_text(HEADER + "\n\n\n" + body)
+        (folder / "broadcast_bias.py").write_text(HEADER + "\n\n\n" + _stub_docstrings(body))
         paths.append(folder)
     nb = new_notebook()
     nb.cells = [new_markdown_cell("answers"), new_code_cell(HEADER)]
-    nb.cells += [new_code_cell("def " + part) for part in INDEPENDENT[1].split("\n\n\ndef ")[1:]]
+    nb.cells += [new_code_cell("def " + part) for part in _stub_docstrings(INDEPENDENT[1]).split("\n\n\ndef ")[1:]]
     nb.cells[2].source = nb.cells[2].source.removeprefix("def ")
     nbformat.write(nb, base / "nora.ipynb")
     paths[3] = base / "nora.ipynb"  # indep1 as a notebook instead of a folder
@@ -173,8 +189,9 @@ def test_the_stub_never_counts(submissions):
     pair = report.pairs[0]
     regions_a, _ = report.regions(pair)
     text = report.sources["05_broadcast_bias"][pair.a].text
-    assert regions_a and all("WeightedRandomSampler" not in text[s:e] and "broadcast over rows" not in text[s:e]
-                             for s, e in regions_a)
+    assert all(doc in text for doc in STUB_DOCS.values())  # the answer holds the stub's text...
+    assert regions_a and all(not any(doc in text[s:e] for doc in STUB_DOCS.values()) and HEADER not in text[s:e]
+                             for s, e in regions_a)  # ...never highlighted
 
 
 def test_threshold_keeps_only_close_pairs(submissions):

@@ -178,7 +178,7 @@ class JudgePlugin:
             "kind": kwargs.get("kind"), "weight": float(kwargs.get("weight", 1.0)),
             "timeout_s": kwargs.get("timeout_s"),
             "visibility": "public" if item.path.name == "test_public.py" else "hidden",
-            "file": os.path.relpath(item.path, self.root), "line": line,
+            "file": os.path.relpath(item.path, ex.get("root") or self.root), "line": line,  # a pack's: its own root
         }
 
     # --- fixtures --------------------------------------------------------------------------------

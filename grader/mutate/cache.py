@@ -32,7 +32,7 @@ class ResultCache:
         self._dirty: set[str] = set()
 
     def _file(self, ex: Exercise) -> Path:
-        return self.dir / f"{ex.id}.json"
+        return self.dir / f"{ex.id.replace('/', '--')}.json"  # a pack's exercise may be acme/03_x
 
     def _entries(self, ex: Exercise) -> dict:
         if ex.id not in self._data:
@@ -61,7 +61,7 @@ class ResultCache:
         """Write the changed files (atomically: a Ctrl-C mid-write leaves the old file)."""
         for ex_id in sorted(self._dirty):
             self.dir.mkdir(parents=True, exist_ok=True)
-            target = self.dir / f"{ex_id}.json"
+            target = self.dir / f"{ex_id.replace('/', '--')}.json"
             tmp = target.with_suffix(".tmp")
             tmp.write_text(json.dumps(self._data[ex_id], indent=0, sort_keys=True), encoding="utf-8")
             os.replace(tmp, target)

@@ -14,8 +14,10 @@ from pathlib import Path
 from grader.catalog import Exercise
 
 MAX_NOTEBOOK_BYTES = 32 << 20
-MAX_CELLS = 10_000
+MAX_CELLS = 10_000  # nbformat validates cell by cell (about 0.05-0.2 ms each): counted before it runs
+MAX_SUBMISSION_CELLS = 20_000  # all the notebooks of one submission together
 MAX_CODE_BYTES = 4 << 20  # all code cells together: parsing is not free either
+MAX_SOURCE_PIECES = 200_000  # strings in all cells' `source` lists (nbformat's multi-line strings)
 TAG = "grader:"
 _MARKER = re.compile(r"^\s*#\s*grader:\s*([\w-]+)\s*$")
 _MAGIC = re.compile(r"^\s*(%|!)|^\s*[\w.]+\s*=\s*[%!]|^[^#'\"]*\?\s*$")
@@ -25,6 +27,13 @@ SPECIAL = ("shared", "skip")
 
 class NotebookProblem(Exception):
     """The notebook cannot be graded (too big, not JSON, not a valid notebook): a per-exercise problem."""
+
+
+@dataclass
+class CellBudget:
+    """Cells that may still be read from one submission's notebooks (`read_cells` spends it)."""
+
+    left: int = MAX_SUBMISSION_CELLS
 
 
 @dataclass(frozen=True)
@@ -62,8 +71,13 @@ class Converted:
 
 # --- reading -----------------------------------------------------------------------------------------
 
-def read_cells(path: Path, shown: str | None = None) -> list[Cell]:
-    """The notebook's cells, from untrusted bytes. Raises NotebookProblem with a message for people."""
+def read_cells(path: Path, shown: str | None = None, budget: CellBudget | None = None) -> list[Cell]:
+    """The notebook's cells, from untrusted bytes. Raises NotebookProblem with a message for people.
+
+    Its size, its number of cells (also against what is left of the submission's `budget`) and
+    the size of its code are checked on the parsed JSON, before nbformat validates it cell by
+    cell; cell ids are renumbered first (grading never reads them), so nbformat has no duplicate
+    or missing id to repair and warn about, once per cell, on stderr."""
     import nbformat
 
     shown = shown or path.name
@@ -88,6 +102,7 @@ def read_cells(path: Path, shown: str | None = None) -> list[Cell]:
         raise NotebookProblem(f"{shown} cannot be read ({exc.strerror})") from None
     if not isinstance(data, dict) or not isinstance(data.get("cells", data.get("worksheets")), list):
         raise NotebookProblem(f"{shown} is not a notebook (no list of cells in its JSON)")
+    _check_size(data, shown, budget)
     _strip(data)
     errors: dict = {}
     try:
@@ -101,6 +116,8 @@ def read_cells(path: Path, shown: str | None = None) -> list[Cell]:
                               f"save it again") from None
     if len(nb.cells) > MAX_CELLS:
         raise NotebookProblem(f"{shown} has {len(nb.cells)} cells (the limit is {MAX_CELLS})")
+    if budget is not None:
+        budget.left -= len(nb.cells)
     cells = []
     for number, cell in enumerate(nb.cells, 1):
         if cell.get("cell_type") != "code":
@@ -119,11 +136,52 @@ def read_cells(path: Path, shown: str | None = None) -> list[Cell]:
     return cells
 
 
+def _raw_cells(data: dict) -> list:
+    """The cells of the notebook's JSON as they are (nbformat 4: `cells`; 3: each worksheet's)."""
+    if isinstance(data.get("cells"), list):
+        return data["cells"]
+    out: list = []
+    for sheet in data.get("worksheets") or []:
+        if isinstance(sheet, dict) and isinstance(sheet.get("cells"), list):
+            out += sheet["cells"]
+    return out
+
+
+def _check_size(data: dict, shown: str, budget: CellBudget | None) -> None:
+    """Refuse, before nbformat runs, a notebook with too many cells or too much code."""
+    cells = _raw_cells(data)
+    limit = MAX_CELLS if budget is None else min(MAX_CELLS, budget.left)
+    if len(cells) > limit:
+        if limit < MAX_CELLS:
+            raise NotebookProblem(f"{shown} was not read: the submission's notebooks hold more than "
+                                  f"{MAX_SUBMISSION_CELLS} cells together")
+        raise NotebookProblem(f"{shown} has {len(cells)} cells (the limit is {MAX_CELLS}): split it, or clear "
+                              f"the cells that are not part of your answers")
+    code = pieces = 0
+    for cell in cells:
+        source = cell.get("source", cell.get("input")) if isinstance(cell, dict) else None
+        is_code = cell.get("cell_type") == "code" if isinstance(cell, dict) else False
+        if isinstance(source, list):
+            pieces += len(source)
+            code += sum(len(piece) for piece in source if isinstance(piece, str)) if is_code else 0
+        elif isinstance(source, str) and is_code:
+            code += len(source)
+    if pieces > MAX_SOURCE_PIECES:
+        raise NotebookProblem(f"{shown} has {pieces} lines of cell source (the limit is {MAX_SOURCE_PIECES})")
+    if code > MAX_CODE_BYTES:
+        raise NotebookProblem(f"{shown} holds {code >> 20} MiB of code, over the {MAX_CODE_BYTES >> 20} MiB limit")
+
+
 def _strip(data: dict) -> None:
     """Drop what grading never reads (outputs, attachments, widget state) before validation: a
     notebook is not refused for a malformed plot, and a huge output costs no validation time."""
-    for cell in data.get("cells", []) if isinstance(data.get("cells"), list) else []:
+    ids = data.get("nbformat") == 4 and isinstance(data.get("nbformat_minor"), int) and data["nbformat_minor"] >= 5
+    for number, cell in enumerate(data.get("cells", []) if isinstance(data.get("cells"), list) else []):
         if isinstance(cell, dict):
+            if ids:  # unique, valid ids (4.5 wants them): nothing for nbformat to repair, cell by cell
+                cell["id"] = f"cell-{number}"
+            else:
+                cell.pop("id", None)
             if "outputs" in cell:
                 cell["outputs"] = []
             if "execution_count" in cell:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from grader.catalog import Exercise
 from grader.notebooks.cells import (
     Cell,
+    CellBudget,
     LineMap,
     NotebookProblem,
     cells_for,
@@ -24,6 +25,7 @@ from grader.notebooks.cells import (
     rewrite,
     write_module,
 )
+from grader.results import safe_text
 
 if TYPE_CHECKING:
     from grader.results import ExerciseResult
@@ -60,14 +62,16 @@ def locate(root: Path, exercises: list[Exercise], explicit: bool, found: dict[st
     from grader.submissions import CandidateFile
 
     single = root.is_file()
+    shown_root = safe_text(root.name, newlines=False)  # names and paths in messages: made safe (grader.results)
     paths = [root] if single else _notebooks(root, ignored)
     if not paths:
         return found
     read: dict[Path, list[Cell] | str] = {}
+    budget = CellBudget()  # every notebook is read (for marked cells): their cells are capped together
     for path in paths:
-        shown = path.name if single else str(path.relative_to(root))
+        shown = safe_text(path.name if single else str(path.relative_to(root)), newlines=False)
         try:
-            read[path] = read_cells(path, shown)
+            read[path] = read_cells(path, shown, budget)
         except NotebookProblem as exc:
             read[path] = str(exc)
     result = dict(found)
@@ -85,7 +89,7 @@ def locate(root: Path, exercises: list[Exercise], explicit: bool, found: dict[st
         if not options:
             current = result.get(ex.id)
             if single and explicit:
-                result[ex.id] = CandidateFile(ex.id, None, f"the submission is the notebook {root.name}, which is "
+                result[ex.id] = CandidateFile(ex.id, None, f"the submission is the notebook {shown_root}, which is "
                                               f"not {ex.name}.ipynb and marks no cells `grader:{ex.number:02d}`")
             elif current is not None and current.path is None and current.problem.startswith("no "):
                 result[ex.id] = CandidateFile(ex.id, None, current.problem.replace(
@@ -97,11 +101,11 @@ def locate(root: Path, exercises: list[Exercise], explicit: bool, found: dict[st
             layout = [o for o in options if o[0].as_posix().endswith(f"/{ex.track}/{ex.id}/{ex.name}.ipynb")]
             options = layout if len(layout) == 1 else options
         if len(options) > 1:
-            shown = ", ".join(str(p.relative_to(root)) for p, _ in options[:4])
+            shown = ", ".join(safe_text(str(p.relative_to(root)), newlines=False) for p, _ in options[:4])
             result[ex.id] = CandidateFile(ex.id, None, f"several notebooks hold {ex.id} ({shown}): keep one")
             continue
         path, cells = options[0]
-        shown = path.name if single else str(path.relative_to(root))
+        shown = safe_text(path.name if single else str(path.relative_to(root)), newlines=False)
         current = result.get(ex.id)
         if current is not None and current.path is not None and not single:
             if _mtime(current.path) >= _mtime(path):

@@ -152,7 +152,7 @@ class RerunJob:
     @classmethod
     def build(cls, catalog: Catalog, ex: Exercise, timeout_s: float | None = None,
               limits: Limits | None = None, why: str = "") -> RerunJob:
-        root = (catalog.root / "exercises").resolve()
+        root = ex.dir.parent.parent.resolve()  # its exercises/ folder: the catalog's, or its pack's
         candidate = locate(root, [ex], explicit=True)[ex.id]
         folder = Path(tempfile.mkdtemp(prefix="grader-rerun-"))
         if candidate.notebook is not None:  # its code cells as a module (grader.notebooks)

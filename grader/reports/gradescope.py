@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from grader.packs import report_lines
 from grader.reports import safe
 from grader.results import GradeRun
 
@@ -30,5 +31,7 @@ def render(run: GradeRun) -> str:
     output = f"Graded on {run.environment.runtime} ({run.environment.gpu_summary})."
     if not_run:
         output += f" {not_run} check(s) could not run here and are left out of the total."
+    for line in report_lines(run):  # exercises from packs: which pack and version, torch warnings
+        output += f" {safe.plain(line)}."
     return json.dumps({"score": run.score, "execution_time": round(run.duration_s, 2), "output": output,
                        "output_format": "text", "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}, indent=2) + "\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
+from grader.packs import report_lines
 from grader.reports import safe
 from grader.results import GradeRun
 
@@ -30,5 +31,8 @@ def render(run: GradeRun) -> str:
                 elif check.outcome == "not_run":
                     case.add_skipped_info(message=message or "not run")
                 cases.append(case)
-        suites.append(TestSuite(sub.name, cases, properties={"score": sub.score, "max_score": sub.max_score}))
+        properties = {"score": sub.score, "max_score": sub.max_score}
+        if report_lines(run):  # exercises from packs: which pack and version, torch warnings
+            properties["packs"] = safe.plain("; ".join(report_lines(run)))
+        suites.append(TestSuite(sub.name, cases, properties=properties))
     return to_xml_report_string(suites, prettyprint=True, encoding="utf-8")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+from grader.packs import report_lines
 from grader.reports import safe
 from grader.results import CheckResult, ExerciseResult, GradeRun, fmt_points
 
@@ -65,6 +66,7 @@ def _render(run: GradeRun, details: bool) -> str:
     head = [f"## torch-grader: {headline}", "",
             f"Runtime: {run.environment.runtime} · torch {run.environment.torch or '?'} · "
             f"{run.environment.gpu_summary}", ""]
+    head += [f"- {_cell(line)}" for line in report_lines(run)] + ([""] if report_lines(run) else [])
     body: list[str] = []
     for sub in run.submissions:
         if len(run.submissions) > 1:

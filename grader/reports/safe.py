@@ -12,26 +12,30 @@ flags quoting its identifiers, anything a worker prints) is data. Before it is r
 - `markdown`: `plain`, HTML escaped (no `<h2>`, `<img>`, `<details>` of its own), and the Markdown
   that would make links, images, emphasis, headings, table cells, code spans or @-mentions
   written as character references, so GitHub shows the text the candidate wrote, nothing more.
+  GitHub's autolinks are broken too: `scheme://` and `www.` by a character reference (matched
+  while parsing), and bare e-mail addresses (`user@example.com`, `mailto:`/`xmpp:` ones), which
+  GitHub matches after character references are decoded, by an invisible `<wbr>` after the `@`.
+
+Lone surrogates and non-UTF-8 bytes of file names are shown as escapes too (`\\ud800`, `\\xff`):
+nothing a report writes can fail to encode. The result model already applies this when a result
+is built (`grader.results.safe_text`); `plain` applies it again for text from elsewhere.
 """
 
 from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
-_CONTROL_NO_NEWLINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]")
+from grader.results import safe_text
+
 _MARKDOWN = {c: f"&#{ord(c)};" for c in "[]!`*_~|#@\\<>&"}
+_WWW = re.compile(r"(?i)\b(www)\.")
+_AT = "&#64;"
 
 
 def plain(text: object, newlines: bool = False) -> str:
-    """`text` with every control character escaped (newlines kept when `newlines`)."""
-    pattern = _CONTROL if newlines else _CONTROL_NO_NEWLINE
-
-    def show(match: re.Match) -> str:
-        code = ord(match.group())
-        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-    return pattern.sub(show, str(text).replace("\r\n", "\n") if newlines else str(text))
+    """`text` with every control character escaped (newlines kept when `newlines`), and every
+    surrogate (`grader.results.safe_text`)."""
+    return safe_text(str(text), newlines=newlines)
 
 
 def inert(text: object, newlines: bool = False) -> str:
@@ -50,7 +54,8 @@ def terminal(text: object, newlines: bool = False) -> str:
 def markdown(text: object) -> str:
     """For a line of GitHub-flavoured Markdown (newlines become spaces): shows as text only."""
     text = plain(str(text).replace("\r", " ").replace("\n", " "))
-    return "".join(_MARKDOWN.get(c, c) for c in text).replace("://", "&#58;//")  # no autolinks either
+    text = "".join(_MARKDOWN.get(c, c) for c in text).replace("://", "&#58;//")  # no autolinks either:
+    return _WWW.sub(r"\1&#46;", text).replace(_AT, _AT + "<wbr>")  # nor www. ones, nor e-mail addresses
 
 
 def markdown_block(text: object) -> str:
@@ -58,5 +63,5 @@ def markdown_block(text: object) -> str:
     character that could start markup is an entity, so the block shows the candidate's text
     exactly and nothing in it can close the block, open a tag, a link or a mention."""
     text = plain(text, newlines=True)
-    return "".join(_MARKDOWN.get(c, c) for c in text).replace("://", "&#58;//")
+    return _WWW.sub(r"\1&#46;", "".join(_MARKDOWN.get(c, c) for c in text).replace("://", "&#58;//"))
 

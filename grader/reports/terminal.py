@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.catalog import CHECK_KINDS
+from grader.packs import report_lines
 from grader.reports import safe
 from grader.results import GradeRun, SubmissionResult, fmt_points
 
@@ -36,6 +37,8 @@ def render(run: GradeRun, console: Console, verbose: bool = False) -> None:
         console.print(f"{not_run} check(s) could not run here (e.g. CUDA without a GPU) and are left out of the total.")
     for note in env.notes:
         console.print(Text.assemble(("Note", "yellow"), f": {safe.inert(note)}"))
+    for line in report_lines(run):  # exercises from packs: which pack and version, torch warnings
+        console.print(Text.assemble(("Note", "yellow"), f": {safe.inert(line)}"))
 
 
 def _table(sub: SubmissionResult, kinds: list[str], title: str, width: int) -> Table:

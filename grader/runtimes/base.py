@@ -59,6 +59,7 @@ class JudgeJob:
             "pytest_args": list(self.pytest_args), "capture_output": self.capture_output,
             "limits": asdict(self.limits),
             "exercises": [{"id": ex.id, "dir": grader_map(str(ex.dir)), "name": ex.name,
+                           "root": grader_map(str(ex.dir.parent.parent.parent)),  # its checkout or pack
                            "timeout_s": self.timeout_s or ex.timeout_s, "budget_s": ex.budget_s, "gpu": ex.gpu,
                            "network": ex.network, "limits": ex.limits}
                           for ex in self.exercises],

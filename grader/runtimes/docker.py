@@ -158,8 +158,11 @@ class DockerRuntime(Runtime):
     def _path_maps(self, job: JudgeJob, cand: Candidate) -> tuple[dict, Callable[[str], str], Callable[[str], str]]:
         """The submission's bind mounts, the host -> container map of its paths, and the map of the
         catalog's paths (always into the image's own copy)."""
+        from grader.packs import image_path
+
         volumes, sub_root = self._mounts(cand)
         host_root = str(job.root)
+        packs = {str(ex.pack.path): image_path(ex.pack) for ex in job.exercises if ex.pack is not None}
 
         def path_map(path: str) -> str:
             # The submission first: it may sit inside the grader's checkout (`grader grade solutions`).
@@ -176,7 +179,11 @@ class DockerRuntime(Runtime):
 
         def grader_map(path: str) -> str:
             # The checks always come from the image: in a candidate bundle the catalog's folders
-            # lie inside the submission, whose copy has the public checks only.
+            # lie inside the submission, whose copy has the public checks only. An exercise pack's
+            # are in the image's /opt/grader/packs/<name> (`grader image build --pack`).
+            for host, inside in packs.items():
+                if path == host or path.startswith(host + os.sep):
+                    return inside + path[len(host):]
             if path == host_root or path.startswith(host_root + os.sep):
                 return IMAGE_ROOT + path[len(host_root):]
             return path_map(path)

@@ -5,6 +5,9 @@ node it lands on. Optional: `pip install 'torch-grader[ray]'`.
   host:6379) and ships each submission's bytes with its task (a folder as a tar.gz), so nodes need
   no shared file system; every node needs torch-grader installed, and for the docker node runtime
   the grading image (checked at task start: a node without it fails that task with a clear error).
+- Exercise packs (grader.packs) travel with each task as a tar.gz and are unpacked once per node
+  and content (a cache in the node's temporary folder); the docker node runtime finds them in the
+  grading image (`grader image build --pack`), as on the driver.
 - Resources are declared per task: 1 CPU, the worker's memory limit plus the judge's overhead, and
   1 GPU for submissions graded with a GPU when the cluster has GPUs (Ray then pins the container
   to the task's GPU ids).
@@ -79,8 +82,9 @@ def _node_local_runtime(shared: bool = True):
 def _grade_on_node(name: str, payload: bytes, label: str, spec: dict) -> dict:
     """The Ray task: unpack the submission, grade it with the node's runtime, return the stored form."""
     from grader.batch import BatchContext, WorkItem, grade_one
-    from grader.catalog import Catalog, require_hidden_tests
+    from grader.catalog import require_hidden_tests
     from grader.grading import GradeOptions
+    from grader.packs import catalog_on_node
     from grader.runtimes import get_runtime
     from grader.runtimes.docker import GpuRequest
     from grader.sandbox.limits import Limits
@@ -88,7 +92,7 @@ def _grade_on_node(name: str, payload: bytes, label: str, spec: dict) -> dict:
     node = socket.gethostname()
     options = GradeOptions(exercises=spec["exercises"], runtime=spec["node_runtime"], visibility=spec["visibility"],
                            timeout_s=spec["timeout_s"], limits=Limits(**spec["limits"]), seed=spec["seed"])
-    catalog = Catalog.load()
+    catalog = catalog_on_node(spec.get("packs", []))  # the exercise packs shipped with the task, unpacked here
     ctx = BatchContext(catalog, catalog.select(options.exercises), bool(options.exercises), options)
     try:
         if spec["node_runtime"] == "docker":
@@ -159,7 +163,10 @@ class RayBatch:
 
         o = self.options
         runtime_options = {k: v for k, v in o.runtime_options.items() if k in ("image", "gpus", "require_gpu")}
+        from grader.packs import shipped
+
         return {"exercises": o.exercises, "node_runtime": self.batch.node_runtime, "visibility": o.visibility,
+                "packs": shipped(self.ctx.catalog),  # exercise packs travel with each task (small: no data sets)
                 "timeout_s": o.timeout_s, "limits": asdict(o.limits), "seed": o.seed,
                 "runtime_options": runtime_options,
                 "shared_templates": os.environ.get("GRADER_SHARED_TEMPLATES", "1") != "0"}
