@@ -96,6 +96,8 @@ _SCHEMA: dict[str, _Field] = {
     "timeout_s": _Field((int, float), required=False),
     "budget_s": _Field((int, float), required=False),
     "sources": _Field(list, item_type=str),
+    # what the exercise tests (its traps): interviewer-only; `grader validate` requires it
+    # (grader.content), grading does not
     "tests": _Field(list, required=False, item_type=str),
     "api": _Field(dict, required=False),
     "network": _Field(str, required=False, choices=NETWORK_POLICIES),

@@ -4,9 +4,12 @@ For every exercise: the reference solution and every alternative solution
 (`solutions/<track>/<id>/alternatives/*.py`) score 100 %, the untouched stub and the trivial answers
 of `grader.trivial` (every function returning None, 0, an empty tensor or its input) score 0, and every
 known mistake (`solutions/<track>/<id>/mistakes/*.py`) scores below the maximum and fails each
-check its docstring names on a line `Caught by: test_a, test_b`. The exercises are shared out over
-one judge session per core (`jobs`), in which the candidates are parametrized: validating every
-exercise costs one torch import per judge.
+check its docstring names on a line `Caught by: test_a, test_b`. A debugging exercise (track
+`debugging`: the stub is a complete program with planted bugs, see `is_debugging`) follows its own
+rule instead of "the stub scores 0": the stub fails every bug's check, and each mistake (the program
+with every bug fixed but one) fails its one named check and passes every other. The exercises are
+shared out over one judge session per core (`jobs`), in which the candidates are parametrized:
+validating every exercise costs one torch import per judge.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from grader.parallel import run_split
 from grader.results import ExerciseResult
 from grader.runtimes import JudgeJob, get_runtime
 from grader.runtimes.base import Candidate
+from grader.scaffold import scaffold_problems
 from grader.submissions import CandidateFile
 from grader.trivial import TRIVIAL, explanations, write_trivial_answers
 
@@ -112,6 +116,51 @@ def judge_mistake(path: Path, result: ExerciseResult) -> MistakeVerdict:
 
 Progress = Callable[[str, int, int], None]  # (exercise id, checks finished, checks collected)
 
+DEBUGGING_TRACKS = ("debugging",)
+DEBUGGING_BUGS = (3, 5)  # bugs a debugging exercise plants, at least and at most: one mistake each
+
+
+def is_debugging(ex: Exercise) -> bool:
+    """A fix-the-program exercise: its stub is a complete, plausible program with planted bugs, and
+    each of its mistakes is that program with every bug fixed but one. Keyed on the track, which
+    every exercise.toml already declares and `grader list` shows: a pack's exercise gets the rule by
+    declaring `track = "debugging"`."""
+    return ex.track in DEBUGGING_TRACKS
+
+
+def debugging_problems(ex: Exercise, stub: ExerciseResult, mistakes: list[tuple[Path, ExerciseResult]]) -> list[str]:
+    """The debugging format's rule, each break in a sentence: every mistake names exactly one check
+    (its bug's), no two mistakes share one, a mistake (graded on every check) fails its check and
+    no other, and the stub as given fails every bug's check (it may pass the others)."""
+    problems: list[str] = []
+    low, high = DEBUGGING_BUGS
+    if not low <= len(mistakes) <= high:
+        problems.append(f"{len(mistakes)} mistake(s) in {ex.solutions_dir / 'mistakes'}: a debugging exercise plants "
+                        f"{low} to {high} bugs, with one mistake each (the program with every bug fixed but that one)")
+    bugs: dict[str, str] = {}  # the bug's check -> the mistake that names it
+    for path, result in mistakes:
+        named = caught_by(path)
+        if len(named) != 1:
+            problems.append(f"mistake {path.name}: names {len(named)} checks ({', '.join(named) or 'none'}); in a "
+                            f"debugging exercise each mistake leaves one bug, caught by exactly one check of its own")
+            continue
+        check = named[0]
+        if check in bugs:
+            problems.append(f"mistakes {bugs[check]} and {path.name} both name {check}: each bug needs a check of "
+                            f"its own, so that fixing it earns its share")
+        bugs.setdefault(check, path.name)
+        others = sorted({_base(c.name) for c in result.checks
+                         if c.outcome in ("failed", "error") and _base(c.name) != check})
+        if others:
+            problems.append(f"mistake {path.name}: also fails {', '.join(others)}; with one bug left only that "
+                            f"bug's check ({check}) may fail, every other check must pass")
+    for check, mistake in bugs.items():
+        passed = [c.name for c in stub.checks if _base(c.name) == check and c.outcome == "passed"]
+        if passed:
+            problems.append(f"the stub passes {', '.join(passed)}, the check of the bug {mistake} leaves: the "
+                            f"program as given must fail every bug's check")
+    return problems
+
 
 def alternatives(ex: Exercise) -> list[Path]:
     """Other correct solutions, each required to score 100 %: solutions/<track>/<id>/alternatives/*.py."""
@@ -152,7 +201,8 @@ def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float |
         for mistake in ex.mistakes:
             # graded on the checks it names only: the verdict is about those (a named check must
             # fail), and the others cost a worker each (a third of validating an exercise)
-            add(f"mistake-{mistake.stem}", ex, mistake, caught_by(mistake) or None)
+            # (a debugging exercise's mistakes on every check: each must pass all but its own)
+            add(f"mistake-{mistake.stem}", ex, mistake, None if is_debugging(ex) else (caught_by(mistake) or None))
         for alt in alternatives(ex) if extras else ():
             add(f"alternative-{alt.stem}", ex, alt)
         if extras and ex.stub.is_file():
@@ -177,7 +227,7 @@ def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float |
 
     validations = []
     for ex in selected:
-        problems: list[str] = content_problems(ex)
+        problems: list[str] = scaffold_problems(ex) + content_problems(ex)  # `grader new`'s placeholders first
         if not ex.has_hidden_tests:
             problems.append(f"no test_hidden.py in {ex.dir}: write the hidden checks")
         ref = result("reference", ex, ex.reference)
@@ -187,7 +237,7 @@ def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float |
                        for c in ref.checks if c.outcome in ("failed", "error")]
             problems.append(f"reference scores {ref.score:g}/{ref.max_score:g}" +
                             ("".join(f"\n    {f}" for f in failing[:8])))
-        if stub.score > 0:
+        if stub.score > 0 and not is_debugging(ex):  # a debugging stub may pass what is not a bug's check
             passing = [c.name for c in stub.checks if c.outcome == "passed"]
             problems.append(f"stub scores {stub.score:g} (passes {', '.join(passing[:8])})")
         if len(ex.mistakes) < 2:
@@ -216,11 +266,14 @@ def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float |
                     passing = sorted({_base(c.name) for c in got.checks if c.outcome == "passed"})
                     problems.append(f"a trivial answer ({TRIVIAL[kind]}) scores {got.score:g}: "
                                     f"{', '.join(passing[:8])} must check the result's type and value")
-        verdicts = []
+        verdicts, graded = [], []
         for mistake in [Path(files[ex.id]["path"]) for label, files in candidates.items()
                         if label.startswith("mistake-") and ex.id in files]:  # as graded, not as now on disk
-            verdict = judge_mistake(mistake, result(f"mistake-{mistake.stem}", ex, mistake))
+            graded.append((mistake, result(f"mistake-{mistake.stem}", ex, mistake)))
+            verdict = judge_mistake(*graded[-1])
             problems += verdict.problems
             verdicts.append(verdict)
+        if is_debugging(ex):
+            problems += debugging_problems(ex, stub, graded)
         validations.append(ExerciseValidation(ex, ref, stub, verdicts, problems, alts, trivial))
     return validations

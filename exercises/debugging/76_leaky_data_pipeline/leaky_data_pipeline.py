@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import torch
+from torch import Tensor
+
+
+def split_by_group(groups: Tensor, val_fraction: float, seed: int) -> tuple[Tensor, Tensor]:
+    """The training and validation sample indices, each ascending."""
+    g = torch.Generator().manual_seed(seed)
+    order = torch.randperm(len(groups), generator=g)
+    n_val = max(1, round(val_fraction * len(groups)))
+    return order[n_val:].sort().values, order[:n_val].sort().values
+
+
+class Batches:
+    """Batches of (x, y) pairs; a shuffling one draws a fresh order on every pass."""
+
+    def __init__(self, x: Tensor, y: Tensor, batch_size: int, shuffle: bool, generator: torch.Generator):
+        self.x, self.y = x, y
+        self.batch_size, self.shuffle, self.generator = batch_size, shuffle, generator
+
+    def __len__(self) -> int:
+        return math.ceil(len(self.x) / self.batch_size)
+
+    def __iter__(self) -> Iterator[tuple[Tensor, Tensor]]:
+        xs, ys = self.x, self.y
+        if self.shuffle:
+            xs = xs[torch.randperm(len(xs), generator=self.generator)]
+            ys = ys[torch.randperm(len(ys), generator=self.generator)]
+        for start in range(0, len(xs), self.batch_size):
+            yield xs[start:start + self.batch_size], ys[start:start + self.batch_size]
+
+
+def make_loaders(x: Tensor, y: Tensor, groups: Tensor, val_fraction: float = 0.2, batch_size: int = 32,
+                 seed: int = 0) -> tuple[Batches, Batches]:
+    """Training and validation batches of standardised features, split by group."""
+    train_idx, val_idx = split_by_group(groups, val_fraction, seed)
+    mean, std = x.mean(dim=0), x.std(dim=0)
+    x = (x - mean) / std
+    g = torch.Generator().manual_seed(seed)
+    train = Batches(x[train_idx], y[train_idx], batch_size, shuffle=True, generator=g)
+    val = Batches(x[val_idx], y[val_idx], batch_size, shuffle=True, generator=g)
+    return train, val
