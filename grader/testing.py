@@ -21,6 +21,7 @@ they ship to candidates, who have no solutions.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import math
 import sys
@@ -68,7 +69,8 @@ def reference(test_file: str | None = None) -> ModuleType:
     track, ex_id = ex_dir.parent.name, ex_dir.name
     name = ex_id.split("_", 1)[1]
     path = ex_dir.parent.parent.parent / "solutions" / track / ex_id / f"{name}.py"
-    key = f"_grader_reference_{ex_id}"
+    # by folder and place: a pack's exercise may share its folder name with one of the catalogue
+    key = f"_grader_reference_{ex_id}_{hashlib.sha256(str(path).encode()).hexdigest()[:8]}"
     if key in sys.modules:
         return sys.modules[key]
     if not path.is_file():
@@ -143,12 +145,14 @@ def assert_close(actual: Any, expected: Any, *, atol: float | None = None, rtol:
             default_atol, default_rtol = _default_tolerance(expected.dtype)
             atol = default_atol if atol is None else atol
             rtol = default_rtol if rtol is None else rtol
+        got, want = t.detach().cpu(), (expected.detach().cpu().to(t.dtype) if not check_dtype
+                                       else expected.detach().cpu())
         try:
-            _torch_assert_close(t.detach().cpu(), expected.detach().cpu().to(t.dtype) if not check_dtype
-                                else expected.detach().cpu(), atol=atol, rtol=rtol,
-                                equal_nan=equal_nan, check_dtype=check_dtype, check_device=False)
+            _torch_assert_close(got, want, atol=atol, rtol=rtol, equal_nan=equal_nan, check_dtype=check_dtype,
+                                check_device=False)
         except AssertionError as exc:
-            raise Mismatch(f"{what} differs from the expected values: {_short(str(exc))}", expected, t) from None
+            detail = _mismatch_detail(got, want, atol, rtol, equal_nan) or _short(str(exc))
+            raise Mismatch(f"{what} differs from the expected values: {detail}", expected, t) from None
         return
     if isinstance(expected, (int, float)) and not isinstance(expected, bool):
         if isinstance(actual, torch.Tensor) and actual.numel() == 1:
@@ -159,7 +163,10 @@ def assert_close(actual: Any, expected: Any, *, atol: float | None = None, rtol:
         rtol = 1e-6 if rtol is None else rtol
         if not (math.isclose(actual, expected, rel_tol=rtol, abs_tol=atol) or
                 (equal_nan and math.isnan(actual) and math.isnan(expected))):
-            raise Mismatch(f"expected {what} ≈ {expected!r}, got {actual!r}", expected, actual)
+            raise Mismatch(f"expected {what} ≈ {expected!r}, got {actual!r}: {_number_error(actual, expected)}; "
+                           f"allowed |actual - expected| <= max(rtol * max(|actual|, |expected|), atol) with "
+                           f"atol={atol:g}, rtol={rtol:g} (Python {type(expected).__name__}, math.isclose)",
+                           expected, actual)
         return
     if actual != expected:
         raise AssertionError(f"expected {what} == {expected!r}, got {actual!r}")
@@ -179,6 +186,90 @@ def _torch_assert_close(actual: torch.Tensor, expected: torch.Tensor, **kwargs: 
     errors = metas(actual, expected, pair_types=tuple(pairs), **kwargs)
     if errors:
         raise errors[0].to_error(None)
+
+
+def _fmt_index(index: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(i) for i in index) + ("," if len(index) == 1 else "") + ")"
+
+
+def _fmt_value(value: torch.Tensor) -> str:
+    """One element, with the digits its dtype holds (0.49999997 is not printed as 0.5)."""
+    item = value.item()
+    if isinstance(item, float):
+        digits = {torch.float64: 17, torch.float32: 9}.get(value.dtype, 5)
+        return repr(item) if digits == 17 else f"{item:.{digits}g}"
+    return repr(item)
+
+
+def _number_error(actual: float, expected: float) -> str:
+    """The absolute and relative error of one number, as the tensor message words them."""
+    if not (math.isfinite(actual) and math.isfinite(expected)):
+        return "a non-finite value where the other is not" if actual != expected else "equal"
+    diff = abs(actual - expected)
+    rel = diff / abs(expected) if expected else math.inf
+    return f"absolute error {diff:.3g}, relative error {rel:.3g}"
+
+
+def _mismatch_detail(actual: torch.Tensor, expected: torch.Tensor, atol: float, rtol: float,
+                     equal_nan: bool) -> str | None:
+    """Where and by how much two tensors of one shape differ, in words: how many elements fail
+    |actual - expected| <= atol + rtol * |expected| (torch.isclose's rule), the largest absolute
+    and relative errors among them with their index and both values, the non-finite mismatches,
+    the tolerance and the dtype. None when it cannot say (a layout it does not read): the caller
+    then shows torch's own message."""
+    try:
+        if actual.layout != torch.strided or expected.layout != torch.strided:
+            if actual.layout != expected.layout:
+                return None
+            actual, expected = actual.to_dense(), expected.to_dense()
+        if actual.is_quantized or expected.is_quantized:
+            return None
+        work = torch.complex128 if (actual.is_complex() or expected.is_complex()) else torch.float64
+        got, want = actual.to(work), expected.to(work)
+        diff = (got - want).abs()
+        close = (diff <= atol + rtol * want.abs()) | (got == want)
+        if equal_nan:
+            close |= got.isnan() & want.isnan()
+        bad = ~close
+        count, total = int(bad.sum()), bad.numel()
+        if count == 0:
+            return None
+        dtype = str(actual.dtype).replace("torch.", "")
+        exact = not (actual.is_floating_point() or actual.is_complex())
+        rule = ("they must be equal: an integer/bool dtype" if exact and atol == 0 and rtol == 0 else
+                f"allowed |actual - expected| <= atol + rtol * |expected| with atol={atol:g}, rtol={rtol:g}")
+        parts = [f"{count} of {total} elements ({dtype}) are not close ({rule})"]
+        shape = tuple(actual.shape)
+        finite = bad & diff.isfinite()
+        def at(flat: torch.Tensor) -> tuple[int, ...]:
+            return tuple(int(i) for i in torch.unravel_index(flat, shape)) if shape else ()
+
+        def values(index: tuple[int, ...]) -> str:
+            return f"got {_fmt_value(actual[index])}, expected {_fmt_value(expected[index])}"
+
+        if bool(finite.any()):
+            worst_abs = at(torch.where(finite, diff, torch.full_like(diff, -1.0)).argmax())
+            rel = torch.where(want.abs() > 0, diff / want.abs(), torch.where(diff > 0, math.inf, 0.0))
+            worst_rel = at(torch.where(finite, rel, torch.full_like(rel, -1.0)).argmax())
+            abs_err, rel_err = float(diff[worst_abs]), float(rel[worst_rel])
+            if worst_abs == worst_rel:
+                parts.append(f"largest absolute error {abs_err:.3g} and largest relative error {rel_err:.3g}, "
+                             f"both at index {_fmt_index(worst_abs)} ({values(worst_abs)})")
+            else:
+                parts.append(f"largest absolute error {abs_err:.3g} at index {_fmt_index(worst_abs)} "
+                             f"({values(worst_abs)}); largest relative error {rel_err:.3g} at index "
+                             f"{_fmt_index(worst_rel)} ({values(worst_rel)})")
+        odd = bad & ~diff.isfinite()
+        if bool(odd.any()):
+            first = at(odd.reshape(-1).nonzero()[0, 0])
+            nan_seen = bool((odd & (got.isnan() | want.isnan())).any())
+            parts.append(f"{int(odd.sum())} non-finite mismatch(es) (NaN or inf), the first at index "
+                         f"{_fmt_index(first)} ({values(first)})"
+                         + ("; NaN never equals NaN unless the check passes equal_nan=True"
+                            if nan_seen and not equal_nan else ""))
+        return "; ".join(parts)
+    except Exception:  # noqa: BLE001 - a message helper: never let it hide the mismatch itself
+        return None
 
 
 def _default_tolerance(dtype: torch.dtype) -> tuple[float, float]:

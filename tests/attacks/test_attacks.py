@@ -335,6 +335,31 @@ HIDDEN = [
                                   "test_memory_traded_for_recompute": r"held \d+ MiB at its peak, against \d+ MiB"},
            exercise="66_activation_checkpointing",
            fails_only=frozenset({"test_checkpoint_calls", "test_memory_traded_for_recompute"})),
+    # an API check's point is what runs, not what the source spells: each of these reaches a
+    # forbidden or required API through a name built at run time (getattr), an operator's own
+    # entry point, a fused kernel, or a builtin called from C; the runtime observation decides
+    *(Attack(name, {check: regex}, exercise=exercise, fails_only=frozenset({check}))
+      for name, exercise, check, regex in (
+          ("cuda_by_name", "64_device_placement", "test_no_hard_coded_cuda",
+           r"given 'cuda:1', the code asked torch for another CUDA device: \.cuda\(\) -> cuda"),
+          ("amp_by_name", "67_amp_gradscaler_step", "test_autocast_used",
+           r"deprecated AMP API at run time: .*torch\.cpu\.amp\.autocast\.__init__"),
+          ("variable_by_name", "11_leaf_tensors", "test_no_variable",
+           r"used Variable at run time \(torch\.autograd\.variable\.VariableMeta\.__call__"),
+          ("data_by_name", "14_stop_gradient", "test_no_dot_data",
+           r"the code used \.data at run time \(read of \.data in ema_update_\(\)"),
+          ("legacy_by_name", "01_tensor_factories", "test_no_legacy_constructors",
+           r"called the legacy constructor torch\.Tensor\(\.\.\.\) at run time"),
+          ("download_by_name", "62_transfer_learning", "test_no_pretrained_download",
+           r"the code tried to download \(torch\.hub\.load_state_dict_from_url\)"),
+          ("sigmoid_by_op", "63_gan_alternating_step", "test_forbidden_apis",
+           r"aten\.sigmoid \(reached at torch's dispatcher\)"),
+          ("fused_sgd_by_name", "37_sgd_from_scratch", "test_no_torch_sgd",
+           r"aten\._fused_sgd_ \(reached at torch's dispatcher\)"),
+          ("fused_adam_by_name", "38_adam_vs_adamw", "test_no_torch_optim",
+           r"aten\._fused_adamw_ \(reached at torch's dispatcher\)"),
+          ("clock_from_c", "70_gpu_benchmarking", "test_uses_perf_counter",
+           r"benchmark reported min_ms=[\d.]+: its times come from another clock"))),
     # a getter of torch._C that a check reads its flags through
     Attack("cudnn_getter_lie", {"*": VOIDED}, exercise="59_reproducibility",
            flags=("assigns to torch._C._get_cudnn_benchmark",), evidence=_tampering_flagged),

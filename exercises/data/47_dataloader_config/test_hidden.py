@@ -2,9 +2,11 @@
 
 The loaders are built and iterated inside a probe, over TensorDatasets of sample ids (train ids
 0.., val ids 100..), so a batch names its samples. Iteration and length go through
-DataLoader's own `__iter__`/`__len__` and the loaders' settings are read from their `__dict__`
-(probes.instance_attrs): a DataLoader subclass cannot redefine what the checks see. What comes
-back is plain data (lists of ids per batch), compared in the judge with what the contract says.
+DataLoader's own `__iter__`/`__len__` and the datasets are read from the loaders' `__dict__`
+(probes.instance_attrs): a DataLoader subclass cannot redefine what the checks see. Pinning and
+worker reuse are graded by what the loaders do (a host made to look like a CUDA one, the pids of
+the processes that load each epoch), not by their settings. What comes back is plain data (lists
+of ids per batch), compared in the judge with what the contract says.
 """
 import torch
 
@@ -121,18 +123,18 @@ def test_own_generator(sub):
 
 @check("api")
 def test_pin_memory_and_persistent_workers(sub):
-    def settings(mod, devices):
-        from torch.utils.data import DataLoader, TensorDataset
+    def behaviour(mod, devices, workers_list):
+        """Pinning: the loaders built and iterated (num_workers=0) on a host made to look like a
+        CUDA one, with DataLoader's pinning step replaced by a counter. Workers: the processes that
+        load each epoch's batches (os.getpid() in the dataset), two epochs per loader."""
+        import os
+
+        from torch.utils.data import DataLoader, Dataset, TensorDataset
 
         from grader import probes
 
-        out = []
-        for device, workers in [(d, w) for d in devices for w in (0, 1, 2)] + [("default", "default")]:
-            train_ds, val_ds = TensorDataset(torch.arange(6)), TensorDataset(torch.arange(5))
-            if device == "default":                 # the signature's defaults: num_workers=0, device="cpu"
-                pair = mod.make_loaders(train_ds, val_ds, 2)
-            else:
-                pair = mod.make_loaders(train_ds, val_ds, 2, num_workers=workers, device=device, seed=0)
+        def build(train_ds, val_ds, **kwargs):
+            pair = mod.make_loaders(train_ds, val_ds, 2, **kwargs)
             if not (isinstance(pair, (tuple, list)) and len(pair) == 2
                     and all(issubclass(type(loader), DataLoader) for loader in pair)):
                 return None
@@ -141,25 +143,72 @@ def test_pin_memory_and_persistent_workers(sub):
             attrs = [probes.instance_attrs(loader) for loader in pair]
             if not (attrs[0].get("dataset") is train_ds and attrs[1].get("dataset") is val_ds):
                 return "datasets"
-            out.append([(device if isinstance(device, str) else repr(device), workers, name,
-                         a.get("pin_memory"), a.get("persistent_workers"), a.get("num_workers"))
-                        for name, a in zip(("train", "val"), attrs)])
-        return out
+            return pair
 
-    devices = ["cpu", "cuda", "cuda:0", torch.device("cpu"), torch.device("cuda", 0)]
-    seen = _loaders_ok(sub.probe(settings, sub, devices))
+        pins = []
+        for device in devices:
+            pinned = []
+
+            def fake_pin(data, device=None):
+                pinned.append(1)
+                return data
+
+            with probes.replace("torch.cuda.is_available", "torch.accelerator.is_available", returns=True, module=mod), \
+                    probes.replace("torch.accelerator.current_accelerator", returns=torch.device("cuda", 0), module=mod), \
+                    probes.substitute("torch.utils.data._utils.pin_memory.pin_memory", fake_pin):
+                train_ds, val_ds = TensorDataset(torch.arange(6)), TensorDataset(torch.arange(5))
+                pair = (build(train_ds, val_ds) if device == "default"   # the defaults: num_workers=0, device="cpu"
+                        else build(train_ds, val_ds, num_workers=0, device=device, seed=0))
+                if not isinstance(pair, tuple):
+                    return pair
+                row = []
+                for loader in pair:
+                    before = len(pinned)
+                    batches = sum(1 for _ in DataLoader.__iter__(loader))
+                    row.append((len(pinned) - before, batches))
+            pins.append((device if isinstance(device, str) else repr(device), row))
+
+        class Pids(Dataset):
+            def __len__(self):
+                return 12
+
+            def __getitem__(self, i):
+                return torch.tensor(os.getpid())
+
+        procs = []
+        for workers in workers_list:
+            train_ds, val_ds = Pids(), Pids()
+            pair = (build(train_ds, val_ds) if workers == "default"
+                    else build(train_ds, val_ds, num_workers=workers, device="cpu", seed=0))
+            if not isinstance(pair, tuple):
+                return pair
+            row = [[sorted({int(p) for batch in DataLoader.__iter__(loader) for p in batch.reshape(-1)})
+                    for _ in range(2)] for loader in pair]
+            procs.append((workers, row))
+            del pair
+        return {"pins": pins, "procs": procs, "main": os.getpid()}
+
+    devices = ["cpu", "cuda", "cuda:0", torch.device("cpu"), torch.device("cuda", 0), "default"]
+    seen = _loaders_ok(sub.probe(behaviour, sub, devices, [0, 1, 2, "default"]))
     assert seen != "tuple", "make_loaders must return a tuple (train_loader, val_loader), not a list"
-    for rows in seen:
-        for device, workers, name, pin, persistent, num_workers in rows:
-            cuda = "cuda" in device
-            if workers == "default":
-                workers = 0
-            assert isinstance(pin, int) and bool(pin) is cuda, (
-                f"device={device}: the {name} loader has pin_memory={pin!r}, expected {cuda} "
-                "(pin_memory iff the device is CUDA, decided from the argument, not the host)")
-            assert num_workers == workers, f"num_workers={workers}: the {name} loader has num_workers={num_workers!r}"
-            assert isinstance(persistent, int) and bool(persistent) is (workers > 0), \
-                f"num_workers={workers}: the {name} loader has persistent_workers={persistent!r}, expected {workers > 0}"
+    for device, row in seen["pins"]:
+        cuda = "cuda" in device
+        for name, (pinned, batches) in zip(("train", "val"), row):
+            assert pinned == (batches if cuda else 0), (
+                f"device={device}, on a host where torch reports a CUDA device: {pinned} of the {batches} batches "
+                f"of the {name} loader were put in page-locked memory, expected {'all' if cuda else 'none'} "
+                "(decided from the device argument)")
+    for workers, row in seen["procs"]:
+        want = 0 if workers == "default" else workers
+        for name, (first, second) in zip(("train", "val"), row):
+            if want == 0:
+                assert first == second == [seen["main"]], \
+                    f"num_workers={workers}: the {name} loader's batches came from other processes than the caller's"
+                continue
+            assert seen["main"] not in first and len(first) == want, \
+                f"num_workers={workers}: the {name} loader's first epoch was loaded by {len(first)} worker processes"
+            assert second == first, (f"num_workers={workers}: the {name} loader started new worker processes "
+                                     "for its second epoch instead of reusing those of the first")
 
 
 @requires_cuda

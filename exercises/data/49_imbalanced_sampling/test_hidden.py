@@ -138,7 +138,7 @@ def test_cuda_labels(sub):
     labels = _labels([40, 8])
     (seen,) = sub.probe(_samplers, sub, labels, [{"kwargs": {"num_samples": 500}, "gen_seed": 3, "draws": True}], True)
     seen = _sampler_ok(seen)
-    assert seen["weights_device"] == "cpu", f"CUDA labels: the sampler's weights are on {seen['weights_device']}, expected the CPU"
+    # behaviour, not the setting: weights left on CUDA make torch.multinomial refuse the CPU generator
     draws = seen["draws"]
     assert_shape(draws, (500,), what="the draws")
     assert int(draws.min()) >= 0 and int(draws.max()) < 48

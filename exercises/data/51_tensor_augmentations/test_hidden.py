@@ -151,6 +151,18 @@ def test_compose_picklable_in_workers(sub):
 
 
 @check("dtype")
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float64], ids=["float16", "float64"])
+def test_normalize_keeps_float_dtype(sub, dtype):
+    # "in the input's float dtype": statistics kept as float32 tensors promote a float16 image
+    # to float32 (and only the default float32 input hides it)
+    x = torch.randn(2, 3, 4, 5).to(dtype)
+    out = sub.probe(lambda mod, x, m, s: mod.Normalize(m, s)(x), sub, x, MEAN, STD)
+    what = f"Normalize on a {dtype} image"
+    assert_dtype(out, dtype, what=what)
+    assert_close(out, _normalized(x), what=what)
+
+
+@check("dtype")
 def test_flip_keeps_dtype(sub):
     for x in (torch.randn(3, 2, 5).half(), torch.randint(0, 256, (2, 3, 2, 4), dtype=torch.uint8)):
         out = sub.RandomHFlip(p=1.0, generator=torch.Generator().manual_seed(1))(x)

@@ -4,7 +4,7 @@ from torch import Tensor, nn
 
 
 class LogProbClassifier(nn.Module):
-    """A linear classifier (layer fc) whose forward returns log-probabilities over the classes."""
+    """A linear classifier (layer fc) whose forward returns what nn.NLLLoss expects as its input."""
 
     def __init__(self, in_features: int, num_classes: int) -> None:
         raise NotImplementedError

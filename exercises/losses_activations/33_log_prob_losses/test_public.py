@@ -6,12 +6,15 @@ from grader.testing import assert_close, assert_shape, check
 
 
 @check("value")
-def test_model_outputs_log_probabilities(sub):
+def test_nll_of_output_is_cross_entropy_of_logits(sub):
     model = sub.LogProbClassifier(4, 3)
-    out = model(torch.randn(5, 4))
+    x = torch.randn(5, 4)
+    out = model(x)
     assert_shape(out, (5, 3))
-    assert (out <= 0).all(), "log-probabilities are never positive"
-    assert_close(torch.logsumexp(out, 1), torch.zeros(5), atol=1e-5, what="logsumexp(model(x), dim=1)")
+    logits = model.fc(x)
+    for y in (torch.tensor([0, 1, 2, 0, 1]), torch.tensor([2, 2, 1, 0, 0])):
+        assert_close(torch.nn.NLLLoss(reduction="none")(out, y), F.cross_entropy(logits, y, reduction="none"),
+                     what=f"NLLLoss(reduction='none')(model(x), y) for y = {y.tolist()}")
 
 
 @check("value")

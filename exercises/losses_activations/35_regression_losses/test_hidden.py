@@ -69,10 +69,15 @@ def test_huber_is_delta_smooth_l1(sub):
 def test_shape_mismatch_raises(sub):
     pred, target = _inputs(5)
     assert_close(sub.regression_loss(pred, target, "mse"), nn.MSELoss()(pred, target), what="mse on (5,) inputs")
-    for kind in ("mse", "l1"):
-        for p_shape, t_shape in (((5, 1), (5,)), ((5,), (5, 1))):
+    # "whatever the two shapes are": ranks that differ, and equal ranks that broadcast ((4, 1) vs
+    # (1, 4)) or do not ((2, 3) vs (3, 2)), for every kind
+    pairs = (((5, 1), (5,)), ((5,), (5, 1)), ((4, 1), (1, 4)), ((2, 3), (3, 2)))
+    for kind in KINDS:
+        for p_shape, t_shape in pairs:
+            p_vals = torch.randn(p_shape, dtype=torch.float64)
+            t_vals = torch.randn(t_shape, dtype=torch.float64)
             with pytest.raises(ValueError):
-                sub.regression_loss(pred.reshape(p_shape), target.reshape(t_shape), kind)
+                sub.regression_loss(p_vals, t_vals, kind)
                 pytest.fail(f"regression_loss(kind={kind!r}) with pred {p_shape} and target {t_shape} must raise "
                             "ValueError, not broadcast")
 

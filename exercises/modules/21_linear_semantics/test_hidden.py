@@ -50,10 +50,31 @@ def test_manual_linear_forbidden(sub):
     assert_close(out, F.linear(x, w, b), what="manual_linear under the runtime guard")
 
 
-def _port(mod, kernel, bias, x=None, mutate=False):
-    """Probe: the ported layer's parameters (nn.Module.named_parameters), its sizes and its output."""
+LAYOUTS = ["C", "F", "strided"]
+
+
+def _layout(arr, layout):
+    """`arr`'s values in another memory layout, built in the worker (pickling makes arrays
+    contiguous): C order, Fortran order (a float32 Fortran kernel's transpose is C-contiguous, so
+    `np.ascontiguousarray(kernel.T)` is a view of it), or a positive-strided view into a bigger array."""
+    import numpy as np
+
+    if layout == "F":
+        return np.asfortranarray(arr)
+    if layout == "strided":
+        big = np.zeros(tuple(2 * n + 1 for n in arr.shape), dtype=arr.dtype)
+        view = big[tuple(slice(1, None, 2) for _ in arr.shape)]
+        view[...] = arr
+        return view
+    return np.ascontiguousarray(arr)
+
+
+def _port(mod, kernel, bias, x=None, mutate=False, layout="C"):
+    """Probe: the ported layer's parameters (nn.Module.named_parameters), its sizes and its output,
+    for `kernel` and `bias` rebuilt in `layout` (see `_layout`)."""
     from torch import nn
 
+    kernel, bias = _layout(kernel, layout), _layout(bias, layout)
     layer = mod.linear_from_in_out(kernel, bias)
     if not isinstance(layer, nn.Linear):
         return {"type": probes.qualified_name(layer)}
@@ -91,15 +112,16 @@ def test_ported_layer_shape(sub):
 
 
 @check("value", weight=2)
-@pytest.mark.parametrize("shape", [(6, 6), (3, 5)], ids=["square", "rect"])
-def test_ported_layer_values(sub, shape):
+@pytest.mark.parametrize("shape, layout", [((6, 6), "C"), ((3, 5), "C"), ((3, 5), "F"), ((3, 5), "strided")],
+                         ids=["square", "rect", "rect-fortran", "rect-strided"])
+def test_ported_layer_values(sub, shape, layout):
     kernel = np.random.randn(*shape).astype(np.float32)
     bias = np.random.randn(shape[1]).astype(np.float32)
     x = torch.randn(7, shape[0])
-    seen = sub.probe(_port, sub, kernel, bias, x)
+    seen = sub.probe(_port, sub, kernel, bias, x, False, layout)
     params = _layer(seen)
     expected = x @ torch.from_numpy(kernel) + torch.from_numpy(bias)
-    assert_close(seen["y"], expected, what=f"layer(x) for a {shape} kernel (x @ kernel + bias)")
+    assert_close(seen["y"], expected, what=f"layer(x) for a {shape} kernel in {layout} layout (x @ kernel + bias)")
     assert_close(x @ params["weight"][0].T + params["bias"][0], expected,
                  what="x @ weight.T + bias from the layer's registered parameters")
 
@@ -117,22 +139,30 @@ def test_float64_kernel_gives_float32(sub):
 
 
 @check("grad")
-def test_parameters_trainable_contiguous(sub):
+@pytest.mark.parametrize("layout", LAYOUTS, ids=["c-order", "fortran", "strided"])
+def test_parameters_trainable_contiguous(sub, layout):
     kernel, bias = np.random.randn(5, 3).astype(np.float32), np.random.randn(3).astype(np.float32)
-    params = _layer(sub.probe(_port, sub, kernel, bias))
+    params = _layer(sub.probe(_port, sub, kernel, bias, None, False, layout))
     for name in ("weight", "bias"):
         _, is_param, requires_grad, _ = params[name]
         assert is_param and requires_grad, f"{name} must be an nn.Parameter that requires grad"
-    assert params["weight"][3], "weight must be contiguous (a transposed view is not)"
+    assert params["weight"][3], f"weight must be contiguous (a transposed view is not), kernel in {layout} layout"
     assert_close(params["weight"][0], torch.from_numpy(kernel).T, what="weight (kernel transposed)")
 
 
 @check("state")
-def test_no_memory_shared(sub):
-    kernel, bias = np.random.randn(4, 4).astype(np.float32), np.random.randn(4).astype(np.float32)
-    seen = sub.probe(_port, sub, kernel, bias, None, True)
+@pytest.mark.parametrize("layout, dtype", [("C", np.float32), ("F", np.float32), ("strided", np.float32),
+                                           ("C", np.float64), ("F", np.float64)],
+                         ids=["c-order-f32", "fortran-f32", "strided-f32", "c-order-f64", "fortran-f64"])
+def test_no_memory_shared(sub, layout, dtype):
+    # Every layout the contract allows: a copy that is skipped when the array "already fits"
+    # (np.ascontiguousarray of a Fortran kernel's transpose, torch.from_numpy of a float32 bias)
+    # shares memory in exactly one of these cases.
+    kernel, bias = np.random.randn(4, 3).astype(dtype), np.random.randn(3).astype(dtype)
+    seen = sub.probe(_port, sub, kernel, bias, None, True, layout)
     params = _layer(seen)
-    assert_close(params["weight"][0], torch.from_numpy(kernel).T, what="weight (kernel transposed)")
+    assert_close(params["weight"][0], torch.from_numpy(kernel).T.float(), what="weight (kernel transposed)")
     for name in ("weight", "bias"):
-        assert torch.equal(seen["after"][name], params[name][0]), \
-            f"changing the NumPy arrays after the call changed the layer's {name}: copy, do not share memory"
+        assert torch.equal(seen["after"][name], params[name][0]), (
+            f"changing the NumPy arrays ({layout} layout, {np.dtype(dtype).name}) after the call changed the "
+            f"layer's {name}: copy, do not share memory")

@@ -21,4 +21,5 @@ def test_gpt2_linear_std(sub):
 @check("value")
 def test_default_bound_example(sub):
     b = sub.default_linear_bound(256)
-    assert isinstance(b, float) and abs(b - 0.0625) < 1e-12, f"default_linear_bound(256) should be 1/16, got {b!r}"
+    # compared as numbers are (relative 1e-6): a bound derived through float32 is the same bound
+    assert isinstance(b, float) and abs(b - 0.0625) <= 1e-6 * 0.0625, f"default_linear_bound(256) should be 1/16, got {b!r}"

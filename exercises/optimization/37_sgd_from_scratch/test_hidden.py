@@ -106,7 +106,7 @@ def test_momentum_buffer_state(sub):
         assert "momentum_buffer" in entry, f"optimizer.state[p] of parameter {i} has keys {sorted(entry)}, no 'momentum_buffer'"
         buf, expected = entry["momentum_buffer"], want["state"][i]["momentum_buffer"]
         assert isinstance(buf, torch.Tensor), f"momentum_buffer of parameter {i} is not a tensor"
-        assert_close(buf, expected, atol=1e-10, rtol=0,
+        assert_close(buf, expected, atol=1e-6, rtol=0,  # the contract's atol 1e-6 (float64)
                      what=f"momentum_buffer of parameter {i} after the first step (grad + weight_decay * param)")
 
 
@@ -267,8 +267,13 @@ def test_step_closure_returns_loss(sub):
     assert isinstance(loss, torch.Tensor), f"step(closure) returned {loss}, expected the closure's loss"
     assert_close(loss, want_loss, what="the loss step(closure) returned")
     for i, (got, want) in enumerate(zip(params, want_params)):
-        assert_close(got, want, atol=1e-10, rtol=0, what=f"parameter {i} after step(closure)")
+        assert_close(got, want, atol=1e-6, rtol=0, what=f"parameter {i} after step(closure)")
     assert plain_none, "step() without a closure must return None"
+
+
+# torch.optim's fused SGD kernel (every overload: in place, functional, tensor lr, out=)
+FUSED_OPS = ("_fused_sgd_", "_fused_sgd_.tensor_lr", "_fused_sgd", "_fused_sgd.out", "_fused_sgd.tensor_lr",
+             "_fused_sgd.tensor_lr_out")
 
 
 @check("api")
@@ -282,11 +287,10 @@ def test_no_torch_sgd(sub):
         with probes.forbid("torch.optim.SGD.__init__", "torch.optim.SGD.step", "torch.optim.sgd.sgd",
                            "torch.optim._functional.sgd", "torch.optim.sgd._single_tensor_sgd",
                            "torch.optim.sgd._multi_tensor_sgd", module=mod) as seen:
-            try:
-                out = _candidate(mod, state, x, y, {"lr": 0.05, "momentum": 0.9}, 3)[0]
-            except probes.ForbiddenAPIError:
-                out = None
-        return seen.names(), out
+            # and torch.optim's fused SGD kernel at torch's dispatcher, however it is reached
+            # (`getattr(torch, "_fused" + "_sgd_")`, a kept reference, torch.ops.aten)
+            out, ops = probes.forbid_ops(_candidate, FUSED_OPS, mod, state, x, y, {"lr": 0.05, "momentum": 0.9}, 3)
+        return seen.names() + probes.at_dispatcher(ops), None if out is None else out[0]
 
     state, x, y = _start()
     called, got = sub.probe(guarded, sub, state, x, y)

@@ -55,6 +55,22 @@ EXPECTED = {
     "scale": (WD, BASE_LR), "decoder.bias": (0.0, BASE_LR), "partial.bias": (0.0, BASE_LR),
 }
 
+# Overrides that produce the contract's edge cases: a module with only no-decay parameters (a
+# BatchNorm), one whose parameters are all frozen, one without a bias. Groups pre-built per
+# (override, decay) pair come out empty here; with OVERRIDES every such pair has a parameter.
+EDGE_OVERRIDES = {"backbone": 1e-4, "backbone.layer1.1": 2e-5, "frozen": 5e-5, "header": 7e-4}
+EDGE_LR = {
+    "backbone.stem.weight": 1e-4, "backbone.stem.bias": 1e-4,
+    "backbone.layer1.0.weight": 1e-4, "backbone.layer1.0.bias": 1e-4,
+    "backbone.layer1.1.weight": 2e-5, "backbone.layer1.1.bias": 2e-5,
+    "backbone.layer10.weight": 1e-4, "backbone.layer10.bias": 1e-4,
+    "backbone.norm.weight": 1e-4, "backbone.norm.bias": 1e-4,
+    "embed.weight": BASE_LR, "proj.weight": BASE_LR, "proj.bias": BASE_LR,
+    "head.weight": BASE_LR, "head.bias": BASE_LR, "header.weight": 7e-4,
+    "scale": BASE_LR, "decoder.bias": BASE_LR, "partial.bias": BASE_LR,
+}
+OVERRIDE_CASES = {"overrides": OVERRIDES, "none": None, "edge": EDGE_OVERRIDES}
+
 
 def _groups(mod, model_cls, base_lr, wd, overrides, step=False):
     """Probe: the candidate's groups, described by parameter name, and AdamW's view of them."""
@@ -140,23 +156,27 @@ def test_no_decay_for_biases_and_norms(sub):
 
 
 @check("value", weight=2)
-@pytest.mark.parametrize("overrides", [OVERRIDES, None], ids=["overrides", "none"])
-def test_longest_prefix_lr(sub, overrides):
+@pytest.mark.parametrize("case", list(OVERRIDE_CASES))
+def test_longest_prefix_lr(sub, case):
+    overrides = OVERRIDE_CASES[case]
     effective = _effective(sub.probe(_groups, sub, Net, BASE_LR, WD, overrides))
-    want = {n: (lr if overrides else BASE_LR) for n, (_, lr) in EXPECTED.items()}
+    want = {"overrides": {n: lr for n, (_, lr) in EXPECTED.items()}, "none": dict.fromkeys(EXPECTED, BASE_LR),
+            "edge": EDGE_LR}[case]
     wrong = {n: effective[n][0][1] for n, lr in want.items() if effective[n][0][1] != lr}
     assert not wrong, (f"lr is wrong for {sorted(wrong)} with lr_overrides={overrides}: a parameter takes the lr of "
                        f"the longest module prefix (whole dotted names) that matches, otherwise base_lr")
 
 
 @check("state")
-def test_groups_are_plain_lists(sub):
-    seen = sub.probe(_groups, sub, Net, BASE_LR, WD, OVERRIDES)
+@pytest.mark.parametrize("case", list(OVERRIDE_CASES))
+def test_groups_are_plain_lists(sub, case):
+    overrides = OVERRIDE_CASES[case]
+    seen = sub.probe(_groups, sub, Net, BASE_LR, WD, overrides)
     _effective(seen)
     for i, g in enumerate(seen["groups"]):
         assert g["type"] == "dict", f"group {i} is a {g['type']}, expected a dict"
         assert g["params_type"] == "list", f"group {i}'s 'params' is a {g['params_type']}, expected a list"
-        assert g["names"], f"group {i} is empty: leave empty groups out"
+        assert g["names"], f"group {i} is empty with lr_overrides={overrides}: leave empty groups out"
 
 
 @check("state")

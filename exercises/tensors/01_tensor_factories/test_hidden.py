@@ -40,18 +40,48 @@ def test_scalar_is_0dim(sub):
     assert_close(out, torch.tensor(2.5), what="from_data(2.5)")
 
 
+def _source_array(case):
+    """The ndarray of each independence case (built in the worker: pickling makes arrays
+    contiguous, and the point is the layouts): C order, Fortran order, a strided view, 0-d,
+    other dtypes, and a `dtype=` equal to the array's own (where `.to(dtype)` is a no-op)."""
+    import numpy as np
+
+    if case == "fortran_float32":
+        return np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    if case == "strided_int64":
+        return np.arange(12, dtype=np.int64).reshape(3, 4)[:, ::2]
+    if case == "zero_dim":
+        return np.array(2.5)
+    if case == "bool":
+        return np.array([True, False, True])
+    return np.array([1.0, 2.0, 3.0])          # float64, C order ("float64", "explicit_same_dtype")
+
+
+COPY_CASES = {"float64": None, "fortran_float32": None, "strided_int64": None, "zero_dim": None, "bool": None,
+              "explicit_same_dtype": torch.float64}
+
+
 @check("value", weight=2)
-def test_ndarray_is_copied(sub):
-    def mutate_after(mod):
-        arr = np.array([1.0, 2.0, 3.0])
-        out = mod.from_data(arr)
-        arr[0] = 99.0
+@pytest.mark.parametrize("case", list(COPY_CASES))
+def test_ndarray_is_copied(sub, case):
+    def mutate_after(mod, case, dtype):
+        arr = _source_array(case)
+        out = mod.from_data(arr) if dtype is None else mod.from_data(arr, dtype=dtype)
+        if arr.dtype == np.bool_:
+            arr[...] = ~arr
+        else:
+            arr[...] = 99                       # through the view too: the base's memory
         return out
 
-    out = sub.probe(mutate_after, sub)
-    assert_dtype(out, torch.float64, what="from_data(float64 array)")
-    assert out[0].item() != 99.0, "from_data(arr) shares memory with arr (writing arr[0] changed the tensor): copy"
-    assert_close(out, torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64), what="from_data(arr)")
+    dtype = COPY_CASES[case]
+    source = _source_array(case)
+    expected = torch.tensor(source, dtype=dtype)
+    label = f"from_data({case.replace('_', ' ')} array{'' if dtype is None else f', dtype={dtype}'})"
+    out = sub.probe(mutate_after, sub, case, dtype)
+    assert_dtype(out, expected.dtype, what=label)
+    assert_shape(out, tuple(expected.shape), what=label)
+    assert torch.equal(out, expected), (
+        f"{label} shares memory with the array (writing the array after the call changed the tensor): copy")
 
 
 _LEGACY_TYPED = {f"torch.{name}Tensor" for name in

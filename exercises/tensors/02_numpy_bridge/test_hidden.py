@@ -148,6 +148,26 @@ def test_to_numpy_shares_memory(sub):
     assert sub.probe(default_shares, sub)[2].item() == -1.0, \
         "to_numpy(t) (copy left at its default, False) on a CPU float64 tensor must share memory with t"
 
+    def views_share(mod):
+        # non-contiguous views (a transpose, a positive-strided slice) of an int32 tensor: NumPy
+        # holds them as they are, so "shares t's memory" holds for them too
+        seen = {}
+        for name in ("transposed", "strided"):
+            base = torch.arange(12, dtype=torch.int32).reshape(3, 4)
+            t = base.T if name == "transposed" else base[:, ::2]
+            arr = mod.to_numpy(t, copy=False)
+            if not isinstance(arr, np.ndarray) or arr.shape != tuple(t.shape):
+                seen[name] = f"returned {type(arr).__name__} {getattr(arr, 'shape', '')}"
+                continue
+            arr[1, 0] = -7
+            seen[name] = bool(t[1, 0].item() == -7)
+        return seen
+
+    for name, shared in sub.probe(views_share, sub).items():
+        assert shared is True, (
+            f"to_numpy(t, copy=False) on a {name} view of a CPU int32 tensor must share memory with t"
+            + ("" if shared is False else f" ({shared})") + ": a non-contiguous tensor needs no copy either")
+
 
 @check("value")
 def test_to_numpy_copy_is_independent(sub):

@@ -57,23 +57,38 @@ def test_zero_above_input_untouched(sub):
                  what="zero_above(x, 0.3)")
 
 
+def _channel_input(layout):
+    """(base, x): x is a (2, 3, 4) zero tensor viewing `base` in `layout` (built in the worker:
+    arguments arrive contiguous). A view of x is a view of base."""
+    if layout == "transposed":
+        base = torch.zeros(3, 2, 4)
+        return base, base.transpose(0, 1)
+    if layout == "strided":
+        base = torch.zeros(2, 3, 8)
+        return base, base[..., ::2]
+    base = torch.zeros(2, 3, 4)
+    return base, base
+
+
 @check("value", weight=2)
-def test_last_channel_is_view(sub):
-    def observe(mod):
-        x = torch.zeros(2, 3, 4)
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "strided"])
+def test_last_channel_is_view(sub, layout):
+    def observe(mod, layout):
+        base, x = _channel_input(layout)
         out = mod.last_channel(x)
         same_storage = out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
         out.fill_(7.0)  # a view must write through to x's last channel
-        return {"shape": tuple(out.shape), "same_storage": same_storage, "x": x}
+        return {"shape": tuple(out.shape), "same_storage": same_storage, "base": base}
 
-    seen = sub.probe(observe, sub)
-    assert seen["shape"] == (2, 3), f"expected a (2, 3) result for a (2, 3, 4) input, got {seen['shape']}"
+    seen = sub.probe(observe, sub, layout)
+    what = f"a (2, 3, 4) {layout} input" if layout != "contiguous" else "a (2, 3, 4) input"
+    assert seen["shape"] == (2, 3), f"expected a (2, 3) result for {what}, got {seen['shape']}"
     assert seen["same_storage"], \
-        "the result does not share storage with x: basic (integer/slice/ellipsis) indexing gives a view, " \
-        "fancy indexing and clone() copy"
-    expected = torch.zeros(2, 3, 4)
-    expected[..., -1] = 7.0
-    assert torch.equal(seen["x"], expected), "writing into the result did not change x[..., -1] (and only it)"
+        f"for {what} the result does not share storage with x: basic (integer/slice/ellipsis) indexing gives a " \
+        "view whatever x's strides; fancy indexing, clone(), contiguous() and a reshape of a non-contiguous x copy"
+    expected, x = _channel_input(layout)
+    x[..., -1] = 7.0
+    assert torch.equal(seen["base"], expected), f"writing into the result did not change x[..., -1] (and only it), for {what}"
 
 
 @check("shape", weight=2)

@@ -84,10 +84,12 @@ def _run(mod, spec):
             return {"kind": "Tensor", "dtype": str(value.dtype), "shape": tuple(value.shape), "device": value.device.type,
                     "requires_grad": value.requires_grad,
                     "value": value.detach().to("cpu").clone() if value.device.type != "meta" else None}
-        if type(value) in (float, int, bool):
+        if isinstance(value, float):            # a Python float (numpy.float64 is one)
+            return {"kind": "float", "value": float(value)}
+        if type(value) in (int, bool):
             return {"kind": type(value).__name__, "value": value}
-        if type(value) in (tuple, list):
-            return {"kind": type(value).__name__, "items": [plain(v) for v in value]}
+        if isinstance(value, (tuple, list)):     # a namedtuple is a tuple
+            return {"kind": "tuple" if isinstance(value, tuple) else "list", "items": [plain(v) for v in value]}
         return {"kind": probes.qualified_name(value)}
 
     torch.nn.Module.register_forward_pre_hook(model, pre)
@@ -237,7 +239,9 @@ def test_predict_inference_mode(sub):
     what = "predict"
     _predicted(seen["results"][0], _expected(spec)["predict"], what)
     assert len(seen["forwards"]) == 1, f"{what}: the model ran {len(seen['forwards'])} forwards, expected 1"
-    assert seen["forwards"][0]["inference"], f"{what}: the forward did not run under torch.inference_mode()"
+    # behaviour, not the API: no graph recorded (inference_mode and no_grad both switch grad mode off)
+    assert not seen["forwards"][0]["grad"], f"{what}: gradient recording was enabled during the forward (a graph was built)"
+    assert not seen["grads"], f"{what}: parameters {seen['grads']} have a .grad after predict"
 
 
 @check("dtype")

@@ -42,9 +42,10 @@ def _overfit(mod, state, x, y, steps, lr):
         got = mod.overfit_one_batch(model, x, y, F.cross_entropy)
     else:
         got = mod.overfit_one_batch(model, x, y, F.cross_entropy, steps=steps, lr=lr)
-    ok = type(got) is list and all(type(v) is float for v in got)
-    return {"kind": type(got).__name__, "items": sorted({type(v).__name__ for v in got}) if isinstance(got, list) else [],
-            "value": list(got) if ok else None, "modes": modes,
+    ok = type(got) is list and all(isinstance(v, float) for v in got)  # numpy.float64 is a Python float
+    return {"kind": type(got).__name__,
+            "items": sorted({"float" if isinstance(v, float) else type(v).__name__ for v in got}) if isinstance(got, list) else [],
+            "value": [float(v) for v in got] if ok else None, "modes": modes,
             "grad_graph": any(p.grad is not None and (p.grad.requires_grad or p.grad.grad_fn is not None)
                               for p in probes.named_parameters(model).values())}
 

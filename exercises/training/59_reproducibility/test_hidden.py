@@ -62,11 +62,23 @@ def _scramble(k):
     random.seed(1000 + k)
 
 
+def _strict_raises():
+    """Runs in the worker: does an operation without a deterministic implementation raise? (CPU's
+    `Tensor.put_` without accumulate is one: it raises only in deterministic-algorithms mode, and
+    only warns with warn_only=True.)"""
+    try:
+        torch.zeros(4).put_(torch.tensor([0, 0]), torch.tensor([1.0, 2.0]))
+    except RuntimeError as err:
+        return "deterministic" in str(err)
+    return False
+
+
 def _flags():
+    """What strict mode changed: the behaviour seen on a CPU (`raises`), and the two GPU switches
+    a CPU host cannot observe by their effect (cuDNN's autotuner, cuBLAS's workspace)."""
     import os
 
-    return {"algorithms": torch.are_deterministic_algorithms_enabled(),
-            "cudnn_deterministic": torch._C._get_cudnn_deterministic(),
+    return {"raises": _strict_raises(),
             "cudnn_benchmark": torch._C._get_cudnn_benchmark(),
             "cublas": os.environ.get("CUBLAS_WORKSPACE_CONFIG")}
 
@@ -133,9 +145,8 @@ def test_deterministic_flags(sub):
     assert seen["returned"] == "NoneType", f"set_seed returned a {seen['returned']}: it returns None"
     assert torch.equal(seen["rand"], seen["rand_plain"]), \
         "set_seed(11, deterministic=True) seeds torch differently from set_seed(11, False): it must seed the same way"
-    assert seen["algorithms"] is True, \
-        "after set_seed(11, deterministic=True), torch.are_deterministic_algorithms_enabled() is False"
-    assert seen["cudnn_deterministic"], "after set_seed(11, deterministic=True), torch.backends.cudnn.deterministic is False"
+    assert seen["raises"], ("after set_seed(11, deterministic=True), an operation without a deterministic "
+                            "implementation (CPU Tensor.put_) still runs instead of raising")
     assert not seen["cudnn_benchmark"], \
         "cudnn.benchmark was True before set_seed(11, deterministic=True) and still is: the autotuner must be off"
     assert seen["cublas"] in (":4096:8", ":16:8"), \
@@ -162,8 +173,9 @@ def test_not_deterministic_by_default(sub):
     assert torch.equal(default["rand"], explicit["rand"]), \
         "set_seed(5) and set_seed(5, deterministic=False) seed torch differently (or not at all)"
     for call, seen in (("set_seed(5)", default), ("set_seed(5, deterministic=False)", explicit)):
-        assert seen["algorithms"] is False, \
-            f"{call} turned torch.use_deterministic_algorithms on: only deterministic=True may do that"
+        assert not seen["raises"], \
+            (f"after {call}, an operation without a deterministic implementation (CPU Tensor.put_) raises: "
+             "only deterministic=True may switch that on")
 
 
 # --- seed_worker ----------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ def _setup():
 def _run(mod):
     G, D, opt_g, opt_d, real, z = _setup()
     out = mod.gan_step(G, D, opt_g, opt_d, real, z)
-    return (out if isinstance(out, tuple) and all(type(v) is float for v in out) else None,
+    return (tuple(float(v) for v in out) if isinstance(out, tuple) and all(isinstance(v, float) for v in out) else None,
             {k: v.detach().clone() for k, v in G.state_dict().items()},
             {k: v.detach().clone() for k, v in D.state_dict().items()})
 

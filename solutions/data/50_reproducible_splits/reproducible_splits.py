@@ -8,7 +8,7 @@ from torch.utils.data import Dataset, Subset, random_split
 
 
 def split_indices(n: int, fractions: Sequence[float], seed: int) -> list[list[int]]:
-    """Sizes floor(f*n) with the remainder added to split 0; indices identical to torch.utils.data.random_split(range(n), sizes, generator=torch.Generator().manual_seed(seed))."""
+    """Sizes floor(f*n) with the remainder added to split 0; indices those of torch.utils.data.random_split(range(n), sizes, generator=torch.Generator().manual_seed(seed)) (one right answer of many)."""
     fractions = [float(f) for f in fractions]
     if any(f < 0 for f in fractions):
         raise ValueError(f"fractions must be non-negative, got {fractions}")

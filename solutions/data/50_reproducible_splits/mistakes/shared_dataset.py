@@ -1,7 +1,7 @@
 """The 000#45 pattern: one dataset built with the training transform, split with random_split;
 every subset shares it, so validation and test items get the training augmentation.
 
-Caught by: test_per_split_transforms, test_returns_subsets_factory_calls
+Caught by: test_per_split_transforms
 """
 from __future__ import annotations
 

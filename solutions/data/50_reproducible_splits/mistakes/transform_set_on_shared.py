@@ -1,7 +1,7 @@
 """Builds one dataset and sets its transform attribute per split after splitting: the subsets
 share the object, so the last assignment (eval_transform) wins for training too.
 
-Caught by: test_per_split_transforms, test_returns_subsets_factory_calls
+Caught by: test_per_split_transforms
 """
 from __future__ import annotations
 

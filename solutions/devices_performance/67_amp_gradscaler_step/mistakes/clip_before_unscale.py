@@ -1,7 +1,7 @@
 """Clips the gradients first and unscales them afterwards: the clip sees gradients 65536 times too
 large, so an inactive max_norm becomes active and the real update shrinks by the scale.
 
-Caught by: test_call_order, test_update_matches_fp32, test_update_matches_fp32_cuda
+Caught by: test_update_matches_fp32, test_update_matches_fp32_cuda
 """
 from __future__ import annotations
 import os

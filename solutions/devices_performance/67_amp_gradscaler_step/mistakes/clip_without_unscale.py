@@ -1,7 +1,7 @@
 """Clips without unscaling at all (scaler.step unscales later): the clip acts on the scaled
 gradients.
 
-Caught by: test_call_order, test_update_matches_fp32, test_update_matches_fp32_cuda
+Caught by: test_update_matches_fp32, test_update_matches_fp32_cuda
 """
 from __future__ import annotations
 import os
