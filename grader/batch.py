@@ -55,6 +55,7 @@ class BatchOptions:
     node_runtime: str = "docker"  # --runtime ray: what each task runs on its node
     progress: object | None = None  # a grader.progress reporter; None: silent
     handle_signals: bool = True  # install SIGINT/SIGTERM handlers (main thread only)
+    on_note: Callable[[str], None] | None = None  # told of a runtime warning before grading starts
 
 
 @dataclass
@@ -150,9 +151,15 @@ def grade_one(item: WorkItem, ctx: BatchContext, runtime: Runtime, run_kwargs: C
                 if not output.infrastructure:
                     break
             exercises = tuple(build_exercise(ex, item.label, root, files[ex.id], output) for ex in used)
+            if root != Path(item.path).resolve():  # an archive: messages name it, not its temporary folder
+                from grader.gradebook import archive_paths
+
+                exercises = archive_paths(exercises, str(root), str(Path(item.path).resolve()))
             error = (f"infrastructure error (graded twice, failed both times): {output.error}"
                      if output.infrastructure else None)
-            sub = SubmissionResult(name=item.label, path=str(root), exercises=exercises, error=error)
+            # an archive's path, never the temporary folder it was unpacked to (gone after grading)
+            sub = SubmissionResult(name=item.label, path=str(Path(item.path).resolve()), exercises=exercises,
+                                   error=error)
             env = next((r for r in output.records if r.get("type") == "environment"), {})
             environment = {"torch": str(env.get("torch", "")), "cuda": env.get("cuda"),
                            "gpus": list(env.get("gpus", [])), "protections": list(output.protections),
@@ -168,7 +175,8 @@ def grade_one(item: WorkItem, ctx: BatchContext, runtime: Runtime, run_kwargs: C
         if (single and failed is None) or isinstance(exc, RuntimeUnavailable):  # no daemon, no GPU: every one
             raise
         asked = tuple(failed(ex, str(exc)) for ex in ctx.selected) if failed and ctx.explicit else ()
-        return Graded(SubmissionResult(name=item.label, path=str(item.path), exercises=asked, error=str(exc)),
+        return Graded(SubmissionResult(name=item.label, path=str(Path(item.path).resolve()), exercises=asked,
+                                       error=str(exc)),
                       duration_s=time.monotonic() - t0)
 
 
@@ -210,13 +218,20 @@ def grade_batch(paths: list[Path], options, batch: BatchOptions) -> GradeRun:
         version = executor.version_tag()
     else:
         runtime_name, warning = _resolve(options, catalog)
+        from grader.grading import require_gpu_here
+
+        require_gpu_here(runtime_name, options)  # --require-gpu with no GPU here: before grading anything
         if warning:
             notes.append(warning)
+            if batch.on_note is not None:  # e.g. "the local runtime does not hide hidden checks": say it first
+                batch.on_note(warning)
         runtime = get_runtime(runtime_name, **(options.runtime_options if runtime_name == "docker" else {}))
         check = getattr(runtime, "check_image", None)
         stale = check(catalog.root) if check else None
         if stale:
             notes.append(stale)
+            if batch.on_note is not None:
+                batch.on_note(stale)
         if runtime_name == "local" and options.visibility != "public":
             require_hidden_tests(ctx.selected, "Candidates: run `grader check`. Interviewers: grade with the "
                                  "grading image (`--runtime docker`), or from the grader's own repository.")
@@ -270,11 +285,21 @@ def grade_batch(paths: list[Path], options, batch: BatchOptions) -> GradeRun:
         if progress is not None:
             progress.close()
     ordered = [results[i] for i in sorted(results)]
-    run = GradeRun(submissions=tuple(g.submission for g in ordered),
+    submissions = [g.submission for g in ordered]
+    if len(items) > 1 and not ctx.explicit:  # a batch: every submission on the exercises found in any
+        from grader.gradebook import same_exercises
+
+        submissions = same_exercises(submissions, [ex.id for ex in catalog.exercises])
+    partial = {}
+    if interrupted:  # every report says so, and names what was not graded
+        partial = {"partial": {"graded": len(ordered), "total": len(items), "not_graded": [
+            {"name": item.label, "path": str(Path(item.path).resolve())} for item in items
+            if item.index not in results]}}
+    run = GradeRun(submissions=tuple(submissions),
                    environment=_environment(runtime_name, ordered, notes, catalog,
                                             options.runtime_options.get("image")),
                    started_at=started, duration_s=time.monotonic() - t0, tool_version=__version__,
-                   extra=_extra(ordered, store is not None) | _guides(ordered, catalog))
+                   extra=_extra(ordered, store is not None) | _guides(ordered, catalog) | partial)
     if interrupted:
         raise Interrupted(f"interrupted: {len(ordered)} of {len(items)} submissions graded"
                           + (f"; rerun with --results-dir {batch.results_dir} to grade the rest"

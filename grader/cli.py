@@ -64,7 +64,16 @@ def limit_options(fn):
 
 
 def output_options(fn):
-    for name, what in (("html", "the HTML report (one self-contained page)"), ("json", "the JSON report"),
+    fn = click.option("--feedback-dir", "feedback_dir", type=click.Path(file_okay=False, path_type=Path),
+                      multiple=True, callback=_once,
+                      help="Write one report per submission for its candidate into this folder, to send them: "
+                           "NAME.html and NAME.md, named after the submission, hidden checks only in aggregate "
+                           "(as --audience candidate).")(fn)
+    fn = click.option("--csv-kinds", "csv_kinds", is_flag=True,
+                      help="In --csv, also one column per exercise and check kind (its points).")(fn)
+    for name, what in (("csv", "a gradebook CSV: one row per submission, one column per exercise (its points), "
+                               "the total, percent and flags; safe to open in a spreadsheet"),
+                       ("html", "the HTML report (one self-contained page)"), ("json", "the JSON report"),
                        ("junit", "JUnit XML"), ("gradescope", "Gradescope results.json"),
                        ("markdown", "the Markdown summary")):
         if name == "markdown":
@@ -73,8 +82,23 @@ def output_options(fn):
                               help="Size cap of the Markdown summary: pr (a pull-request comment, 64 KiB), step "
                                    "(a step summary, 1 MiB) or bytes; a longer one is cut with a notice.")(fn)
         fn = click.option(f"--{name}", f"{name}_path", type=click.Path(dir_okay=False, allow_dash=True, path_type=Path),
-                          default=None, help=f"Write {what} to this file (- for standard output).")(fn)
+                          multiple=True, callback=_once,  # given twice: refused, not the last silently kept
+                          help=f"Write {what} to this file (- for standard output).")(fn)
     return fn
+
+
+def _once(ctx: click.Context, param: click.Parameter, value: tuple) -> object:
+    """An option that names one file or folder, given twice: refused (click would keep the last)."""
+    if not value:
+        return None
+    if len(value) > 1:
+        raise click.BadParameter(f"given {len(value)} times ({', '.join(map(str, value))}): give it once (each "
+                                 f"report is one file)")
+    return value[0]
+
+
+def _stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()
 
 
 def _memory_gb(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
@@ -117,7 +141,8 @@ def cli(ctx: click.Context) -> None:
     `grader` alone prints this help and exits 0.
 
     \b
-    Candidates:    grader watch, grader hint 05, grader reset 05, grader list, grader check 05
+    Candidates:    grader watch, grader hint 05, grader reset 05, grader list, grader check 05,
+                   grader submit (an archive to send, for take-homes without pull requests)
     Interviewers:  grader grade submission.zip --json report.json
                    grader similarity submissions/*.zip --html similarity.html
     Authors:       grader new NAME, grader validate 05 (--pack PATH: your own exercise pack)
@@ -244,8 +269,9 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
 
     An exercise is named by its folder name, its number, a unique prefix or its file
     (broadcast_bias.py); a track name (autograd) names all its exercises. With no EXERCISES,
-    inside an exercise's folder, checks that exercise. Exits 0 when every public check passes
-    and 3 when one fails.
+    inside an exercise's folder, checks that exercise. A failure shows where in your file it
+    happened (file:line, the line and Python's carets). Exits 0 when every public check passes,
+    3 when one fails, and 130 on Ctrl-C (the checks stop at once; nothing is recorded).
 
     Example: grader check 05 10 -x
     """
@@ -260,9 +286,16 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
     pytest_args = (["-x"] if exitfirst else []) + (["-k", keyword] if keyword else [])
     # a batch of one: Ctrl-C stops the judge and its fork server, exits 130; many exercises are
     # shared among judges on the cores there are (one judge with -x: it stops the whole session)
-    run = grade([target.path], exercises=target.exercises, visibility="public", timeout_s=timeout_s,
-                limits=_limits(memory_gb), pytest_args=pytest_args, capture_output=True,
-                batch=BatchOptions(jobs=None))
+    from grader.errors import Interrupted
+
+    try:
+        run = grade([target.path], exercises=target.exercises, visibility="public", timeout_s=timeout_s,
+                    limits=_limits(memory_gb), pytest_args=pytest_args, capture_output=True,
+                    batch=BatchOptions(jobs=None))
+    except Interrupted:  # Ctrl-C: the checks were stopped, every process with them; a candidate's words
+        click.echo("Stopped: the checks were interrupted before they finished, so there is no result (nothing "
+                   "was recorded). Run the same command again to check.", err=True)
+        sys.exit(int(ExitCode.INTERRUPTED))
     if path is None:  # your files in the tree: `grader list` and `grader watch` show the status
         from grader.practice.state import record_run
 
@@ -288,7 +321,8 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
 @click.option("--image", default=None, help="Grading image for --runtime docker [default: torch-grader:latest].")
 @click.option("--gpus", default="auto", show_default=True,
               help="Docker runtime: auto (a GPU when the daemon can give one), none, all, or ids such as 0,1.")
-@click.option("--require-gpu", is_flag=True, help="Fail instead of grading on CPU when no GPU is available.")
+@click.option("--require-gpu", is_flag=True,
+              help="Fail before grading anything when no GPU is available, instead of grading on CPU.")
 @click.option("--allow-stale-image", is_flag=True,
               help="Docker: grade with an image not built from this checkout (refused by default; noted in reports).")
 @click.option("--fail-under", type=click.FloatRange(0, 100), default=None,
@@ -298,7 +332,8 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
 @click.option("--audience", type=click.Choice(["interviewer", "candidate"]), default="interviewer", show_default=True,
               help="Who the reports and the table are for: candidate shows hidden checks only in aggregate per "
                    "kind (no names, locations or messages).")
-@click.option("--full-reports", "full_reports", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--full-reports", "full_reports", type=click.Path(file_okay=False, path_type=Path), multiple=True,
+              callback=_once,
               help="Also write the interviewer's form of every report asked for into this folder (with "
                    "--audience candidate: e.g. a PR shows the candidate's form, the artifact keeps this one).")
 @click.option("--verbose", "-v", is_flag=True, help="Show every failed check's whole message under the table.")
@@ -310,7 +345,8 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
               require_gpu: bool, allow_stale_image: bool, fail_under: float | None,
               quiet: bool, audience: str, full_reports: Path | None, verbose: bool, json_path: Path | None,
               junit_path: Path | None, gradescope_path: Path | None,
-              markdown_path: Path | None, markdown_limit: int, html_path: Path | None, timeout_s: float | None,
+              markdown_path: Path | None, markdown_limit: int, html_path: Path | None, csv_path: Path | None,
+              csv_kinds: bool, feedback_dir: Path | None, timeout_s: float | None,
               memory_gb: float, jobs: int | None, results_dir: Path | None, gpus_per_job: float,
               address: str | None, node_runtime: str) -> None:
     """Grade one or more submissions (folders, .py files, Jupyter notebooks, .zip or .tar.gz
@@ -318,20 +354,29 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
 
     Several submissions are graded --jobs at a time, each in its own judge or container, with
     progress on stderr; --results-dir keeps each result as it is graded, so a rerun after Ctrl-C
-    grades only the rest. Exits 0 when graded, whatever the score; 3 when a submission's score is
-    under --fail-under; 2 on a usage error (bad path, unknown exercise, nothing gradable); 1 on a
-    grader or infrastructure error; 130 when interrupted (the reports then hold what finished).
-    Report paths are checked before grading; `-` writes a report to standard output (the table
-    then goes to standard error). A submission that cannot be graded scores 0 in every report,
-    with the reason, and the reports are still written.
+    grades only the rest. In a batch every submission is graded on the same exercises: those of
+    --exercises, else every exercise found in any submission; one a submission lacks scores 0 of
+    its points, with a note (a single submission is graded on what it holds). Each submission is
+    scored on its own: no report totals across candidates. --csv writes a gradebook for a
+    spreadsheet, --feedback-dir one report per candidate to send them.
+
+    Exits 0 when graded, whatever the score; 3 when a submission's score is under --fail-under; 2
+    on a usage error (bad path, unknown exercise, nothing gradable); 1 on a grader or
+    infrastructure error; 130 when interrupted (the reports then hold what finished, and say "N
+    of M graded"). Report paths are checked before grading; `-` writes a report to standard output
+    (the table then goes to standard error). A submission that cannot be graded scores 0 in every
+    report, with the reason, and the reports are still written.
 
     \b
-    Example: grader grade submission.zip --exercises 05,10 --json report.json --fail-under 60
+    Examples:
+      grader grade submission.zip --exercises 05,10 --json report.json --fail-under 60
+      grader grade subs/* --jobs 4 --results-dir results/ --csv grades.csv --html report.html
+      grader grade subs/* --feedback-dir feedback/
+      grader grade subs/* --runtime ray --address auto --results-dir results/
 
+    \b
     For the candidate (e.g. on their pull request), hidden checks in aggregate, the full form kept:
-    grader grade sub.zip --audience candidate --junit pr/junit.xml --full-reports reports/
-    Batch:   grader grade subs/* --jobs 4 --results-dir results/ --json report.json
-    Ray:     grader grade subs/* --runtime ray --address auto --results-dir results/
+      grader grade sub.zip --audience candidate --junit pr/junit.xml --full-reports reports/
     """
     from grader.cli_batch import make_batch
     from grader.errors import Interrupted
@@ -343,12 +388,28 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
     from grader.runtimes.docker import GpuRequest
 
     GpuRequest.parse(gpus)  # a bad --gpus is a usage error whatever the runtime
+    # `--markdown -` read in a terminal: the text itself, not GitHub's entities
+    terminal_md = {"terminal": True} if str(markdown_path) == "-" and _stdout_is_terminal() else {}
     targets = plan_reports({"json": json_path, "junit": junit_path, "gradescope": gradescope_path,
-                            "markdown": markdown_path, "html": html_path}, list(paths),
-                           {"markdown": {"limit": markdown_limit}})
+                            "markdown": markdown_path, "html": html_path, "csv": csv_path}, list(paths),
+                           {"markdown": {"limit": markdown_limit, **terminal_md}, "csv": {"kinds": csv_kinds}})
+    if full_reports is not None and not targets:
+        raise UsageError(f"--full-reports {full_reports} writes the interviewer's form of the reports asked for, and "
+                         f"none is: add one (--json, --junit, --html, --markdown, --gradescope, --csv), e.g. "
+                         f"--audience candidate --junit pr/junit.xml --full-reports {full_reports}")
+    if feedback_dir is not None:
+        from grader.gradebook import plan_feedback
+
+        plan_feedback(feedback_dir, list(paths))
     options = {"image": image or DEFAULT_TAG, "gpus": gpus, "require_gpu": require_gpu,
                "allow_stale_image": allow_stale_image}
-    batch = make_batch(paths, jobs, results_dir, gpus_per_job, address, node_runtime, quiet)
+    warned: list[str] = []
+
+    def warn(note: str) -> None:  # the runtime's warnings, before grading starts (the code has not run yet)
+        warned.append(note)
+        click.echo(f"Warning: {_inert(note)}", err=True)
+
+    batch = make_batch(paths, jobs, results_dir, gpus_per_job, address, node_runtime, quiet, on_note=warn)
     interrupted = None
     try:
         run = grade(list(paths), exercises=list(exercises) or None, runtime=runtime, timeout_s=timeout_s,
@@ -358,7 +419,7 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
             raise
         run, interrupted = exc.run, exc
     for note in run.environment.notes:
-        if note.startswith(("no Docker daemon", "the grading image", "graded with a stale image")):
+        if note not in warned and note.startswith(("no Docker daemon", "the grading image", "graded with a stale image")):
             click.echo(f"Warning: {_inert(note)}", err=True)
     shown = for_audience(run, audience)
     failures = write_reports(shown, targets, stdout=lambda text: click.echo(text, nl=False))
@@ -366,6 +427,14 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
         full = [ReportTarget(t.kind, full_reports / (t.path.name if t.path else _DEFAULT_NAMES[t.kind]), t.options)
                 for t in targets]
         failures += write_reports(run, full)
+    if feedback_dir is not None:  # one report per candidate, in the candidate's form
+        from grader.gradebook import write_feedback
+
+        written, not_written = write_feedback(run, feedback_dir)
+        failures += not_written
+        if written:
+            click.echo(f"Feedback for {len(written) // 2} submission(s) written to {_inert(feedback_dir)} "
+                       f"(HTML and Markdown each, hidden checks in aggregate)", err=True)
     nothing_graded = bool(run.submissions) and all(sub.error for sub in run.submissions)
     if not quiet and not nothing_graded:
         # with a report on standard output, the table goes to standard error
@@ -400,7 +469,7 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
 
 
 _DEFAULT_NAMES = {"json": "report.json", "junit": "junit.xml", "gradescope": "results.json",
-                  "markdown": "summary.md", "html": "report.html"}
+                  "markdown": "summary.md", "html": "report.html", "csv": "gradebook.csv"}
 
 
 @cli.command()
@@ -577,7 +646,10 @@ def similarity_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], threshol
                    json_path: Path | None) -> None:
     """Find pairs of SUBMISSIONS (folders, .py files, notebooks, .zip or .tar.gz archives) whose
     answers to an exercise are alike: renamed variables, reordered functions and changed
-    whitespace or comments do not hide a copy, and the stub's own text never counts. Needs the
+    whitespace or comments do not hide a copy, and the stub's own text never counts. Where this
+    checkout has an exercise's reference solution, each answer is compared with it too. A
+    submission that cannot be compared (not found, unreadable, no exercise file, binary) is
+    named on stderr and not counted; exits 2 when fewer than two could be compared. Needs the
     similarity extra (pip install 'torch-grader[similarity]').
 
     Example: grader similarity submissions/*.zip --exercises 05,10 --html similarity.html
@@ -587,14 +659,23 @@ def similarity_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], threshol
 
     report = compare(list(paths), exercises=list(exercises) or None, threshold=threshold)
     click.echo(table(report))
-    click.echo(f"{len(report.pairs)} pair(s) at or above {threshold:g} among {len(report.submissions)} submissions, "
-               f"{len(report.exercises)} exercise(s)")
+    left_out = f" ({len(report.failed)} could not be compared)" if report.failed else ""
+    click.echo(f"{len(report.pairs)} pair(s) at or above {threshold:g} among {len(report.compared)} submissions"
+               f"{left_out}, {len(report.exercises)} exercise(s)")
+    if report.reference:
+        click.echo(f"{len(report.reference)} answer(s) match the exercise's reference solution at or above "
+                   f"{threshold:g}")
     for problem in report.problems:  # they name submissions and their files
         click.echo(f"Warning: {_inert(problem)}", err=True)
+    for label, why in report.failed.items():  # as `grade` reports a submission it cannot grade
+        click.echo(f"Error: {_inert(label)}: not compared: {_inert(why)}", err=True)
     if json_path is not None:
         write_json(report, json_path)
     if html_path is not None:
         write_html(report, html_path)
+    if len(report.compared) < 2:  # nothing to compare: the paths are wrong
+        raise UsageError(f"{len(report.compared)} of {len(report.submissions)} submissions could be compared: "
+                         f"similarity needs at least two")
 
 
 @cli.command()
@@ -608,10 +689,14 @@ def watch(exercise: str | None, plain: bool, timeout_s: float | None, memory_gb:
     its file, shown as `grader check` shows them, with your progress over the bundle. A warm
     judge stays ready between saves, so a result takes well under a second.
 
+    A check gets 5 s of CPU time here (a sixth of a longer limit its exercise sets), not its
+    full limit: an endless loop shows in seconds, marked "likely an endless loop"; `grader check`
+    (or --timeout-s) gives slow code its full time.
+
     \b
-    Keys: h next hint, l list of exercises (type a number and Enter to switch), n next unsolved
-    exercise, r rerun, q quit. Run it inside your bundle (or the grader's checkout). Exits 0
-    after q and 130 after Ctrl-C.
+    Keys: h next hint, l list of exercises (type an exercise's number, e.g. 05, or its name and
+    Enter to switch), n next unsolved exercise, r rerun, q quit. Run it inside your bundle (or
+    the grader's checkout). Exits 0 after q and 130 after Ctrl-C.
 
     Example: grader watch 05
     """
@@ -647,7 +732,9 @@ def hint(exercise: str) -> None:
 @handle_errors
 def reset(exercise: str, yes: bool) -> None:
     """Put EXERCISE's stub back. Your file is first copied to a timestamped backup beside it
-    (<name>.py.<time>.bak): nothing is lost. Asks for confirmation unless --yes.
+    (<name>.py.<time>.bak, ignored by the bundle's .gitignore): nothing is lost. `grader list`
+    then shows the exercise as not started. Asks for confirmation unless --yes (without a
+    terminal to ask in: a usage error, exit 2).
 
     Example: grader reset 05 --yes
     """
@@ -657,12 +744,54 @@ def reset(exercise: str, yes: bool) -> None:
 
     root = discover_working_root("reset")
     ex = Catalog.load(root, allow_missing_stub=True).get(exercise)
-    if not yes and not click.confirm(f"Reset {ex.stub} to its stub (your file is kept as a backup)?"):
+    if not yes and not _confirm_reset(ex):
         click.echo("Nothing was changed.")
         sys.exit(int(ExitCode.OK))
     done = reset_exercise(root, ex)
     click.echo(f"Reset {done.stub} to its stub." + (f" Your file is kept in {done.backup}" if done.backup else
                                                     " (there was no work of yours to keep)"))
+
+
+def _confirm_reset(ex) -> bool:
+    """Ask before `reset` replaces the candidate's file. No answer to read (no terminal, input at
+    its end): a usage error naming --yes, not click's bare "Aborted!"."""
+    ref = f"{ex.number:02d}" if ex.pack is None else f"{ex.pack.name}/{ex.dir.name}"
+    try:
+        return click.confirm(f"Reset {ex.stub} to its stub (your file is kept as a backup)?")
+    except click.Abort as exc:
+        if isinstance(exc.__context__, EOFError):
+            click.echo("", err=True)  # ends the question's line
+            raise UsageError(f"`grader reset {ref}` asks before it replaces your file, and there was no answer to "
+                             f"read (no terminal): run `grader reset {ref} --yes` to reset it without asking (your "
+                             f"file is kept as a backup). Nothing was changed") from None
+        click.echo("\nNothing was changed.", err=True)  # Ctrl-C at the question
+        sys.exit(int(ExitCode.INTERRUPTED))
+
+
+@cli.command()
+@click.option("--output", "-o", "output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where to write the archive [default: submission.zip in your bundle; replaced if it exists].")
+@handle_errors
+def submit(output: Path | None) -> None:
+    """Write the archive of your work to send by mail, for take-homes without pull requests:
+    each exercise's file (and its notebook, if you have one) at the bundle's layout, nothing
+    else: no checks, no backups, nothing of .grader/ (in a bundle that records your progress, its
+    record goes in too, as the README says). It is read back as `grader grade` reads it, so the
+    interviewer's grader finds every file. Run it inside your bundle; send the file it names.
+
+    Example: grader submit -o ~/alice-pytorch.zip
+    """
+    from grader.practice.submit import make_submission
+    from grader.roots import discover_working_root
+
+    made = make_submission(discover_working_root("submit"), output)
+    click.echo(_columns([("exercise", "file", "public checks"), *made.rows]))
+    if made.progress:
+        click.echo("Your progress record (exercises/.grader-progress.jsonl) is included, as this bundle records it.")
+    for ex_id in made.untouched:
+        click.echo(f"Warning: {ex_id} is the stub as you received it (not started?)", err=True)
+    click.echo(f"Wrote {made.path} ({len(made.files)} files, {made.path.stat().st_size:,} bytes): send this file "
+               f"as your instructions say. Running `grader submit` again replaces it.")
 
 
 from grader.cli_packs import install as _install_packs  # noqa: E402 - after every command it extends

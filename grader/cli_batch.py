@@ -29,11 +29,12 @@ def batch_options(fn):
 
 
 def make_batch(paths: tuple[Path, ...], jobs: int | None, results_dir: Path | None, gpus_per_job: float,
-               address: str | None, node_runtime: str, quiet: bool):
-    """BatchOptions for the CLI, with a progress reporter on stderr when several are graded."""
+               address: str | None, node_runtime: str, quiet: bool, on_note=None):
+    """BatchOptions for the CLI, with a progress reporter on stderr when several are graded;
+    `on_note` is told the runtime's warnings before grading starts."""
     from grader.batch import BatchOptions
     from grader.progress import make_progress
 
     progress = make_progress(quiet=quiet) if len(paths) > 1 else None
     return BatchOptions(jobs=jobs, results_dir=results_dir, gpus_per_job=gpus_per_job, address=address,
-                        node_runtime=node_runtime, progress=progress)
+                        node_runtime=node_runtime, progress=progress, on_note=on_note)

@@ -7,7 +7,8 @@ The bundle holds, for each exercise, its README.md (without the "Notes for grade
 exercise.toml (without what is for the interviewer only: `tests`, `[api].required`), the stub and
 test_public.py, copied by an allowlist (never the interviewer's guide, interviewer.md); the grader package (it holds no
 secrets: what grades lives in the exercises' hidden tests and the solutions); a pyproject.toml and
-constraints.txt to install it; a candidate README; and the pull-request workflows
+constraints.txt to install it; a candidate README; a conftest.py with which plain `pytest` runs the
+public checks (`grader.practice.plain_pytest`); and the pull-request workflows
 (`.github/workflows/`, from `grader/bundle/`).
 
 Before the bundle is put in place it is scanned, and the export fails, leaving nothing behind, when
@@ -141,10 +142,13 @@ def _write(dest: Path, catalog: Catalog, chosen: list[Exercise], record_progress
               "first": f"{chosen[0].number:02d}", "first_stub": f"exercises/{chosen[0].layout_path}",
               "points": f"{sum(ex.points for ex in chosen):g}", "count": str(len(chosen)),
               "progress_notice": practice_bundle.progress_notice(record_progress),
-              "session": _session_notice(session, chosen)}
+              "session": _session_notice(session, chosen),
+              "submit_progress": " (your progress record, `exercises/.grader-progress.jsonl`, does: see above)"
+              if record_progress else ""}
     (dest / "README.md").write_text(_fill(TEMPLATES / "README.md.tmpl", values), encoding="utf-8")
     (dest / "pyproject.toml").write_text(_fill(TEMPLATES / "pyproject.toml.tmpl", values), encoding="utf-8")
     shutil.copyfile(TEMPLATES / "gitignore", dest / ".gitignore")
+    shutil.copyfile(TEMPLATES / "conftest.py.tmpl", dest / "conftest.py")  # plain `pytest` runs the public checks
     shutil.copytree(TEMPLATES / "workflows", dest / ".github" / "workflows")
 
 

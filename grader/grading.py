@@ -87,16 +87,19 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
     t0 = time.monotonic()
     runtime_name, warning = resolve_runtime(options.runtime, options.runtime_options.get("image"), catalog.root,
                                             bool(options.runtime_options.get("allow_stale_image")))
+    require_gpu_here(runtime_name, options)
     runtime = get_runtime(runtime_name, **(options.runtime_options if runtime_name == "docker" else {}))
     stale = runtime.check_image(catalog.root) if runtime_name == "docker" else None
     with contextlib.ExitStack() as stack:
         stack.callback(runtime.close)
         candidates: list[tuple[str, Path, dict[str, CandidateFile] | None, str | None]] = []
         labels: set[str] = set()
+        origin: dict[str, Path] = {}  # what was given: an archive, not the folder it is unpacked to
         judge_roots: dict[str, Path] = {}  # what the runtime mounts: differs for a single notebook
         progress: dict[str, list[dict]] = {}
         for path in paths:
             label = _unique(submission_name(path), labels)
+            origin[label] = Path(path).resolve()
             try:
                 root = stack.enter_context(opened(path))
                 if entries := read_progress(root):  # a --record-progress bundle's record (unverified)
@@ -137,12 +140,17 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
         for label, root, files, error in candidates:
             if files is None:
                 asked = selected if explicit else []
-                results.append(SubmissionResult(name=label, path=str(root), error=error,
+                results.append(SubmissionResult(name=label, path=str(origin[label]), error=error,
                                                 exercises=tuple(failed_exercise(ex, error) for ex in asked)))
                 continue
             exercises = tuple(build_exercise(ex, label, root, files[ex.id], output)
                               for ex in used if ex.id in files)
-            results.append(SubmissionResult(name=label, path=str(root), exercises=exercises))
+            if Path(root) != origin[label]:  # an archive: messages name it, not its temporary folder
+                from grader.gradebook import archive_paths
+
+                exercises = archive_paths(exercises, str(root), str(origin[label]))
+            # an archive's path, never the temporary folder it was unpacked to (gone after grading)
+            results.append(SubmissionResult(name=label, path=str(origin[label]), exercises=exercises))
     if warning:
         output.notes.insert(0, warning)
     if stale:
@@ -154,6 +162,20 @@ def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
     return GradeRun(submissions=tuple(results), environment=env, started_at=started,
                     duration_s=time.monotonic() - t0, tool_version=__version__,
                     extra={"progress": progress} if progress else {})
+
+
+def require_gpu_here(runtime: str, options: GradeOptions) -> None:
+    """--require-gpu on the local runtime of a machine with no GPU: refused before anything is
+    graded (the docker runtime refuses when its first container cannot have one)."""
+    if runtime != "local" or not options.runtime_options.get("require_gpu"):
+        return
+    from grader.errors import RuntimeUnavailable
+    from grader.gpus import visible_gpus
+
+    if not visible_gpus():
+        raise RuntimeUnavailable("--require-gpu: this machine has no GPU (nvidia-smi lists none), and the local "
+                                 "runtime grades here: nothing was graded; grade on a machine with a GPU, or "
+                                 "drop --require-gpu to grade on CPU (CUDA checks are then left out)")
 
 
 def failed_exercise(ex: Exercise, why: str) -> ExerciseResult:

@@ -21,12 +21,12 @@ from grader.results import GradeRun
 
 STDOUT = "-"
 LABELS = {"json": "--json", "junit": "--junit", "gradescope": "--gradescope", "markdown": "--markdown",
-          "html": "--html"}
+          "html": "--html", "csv": "--csv"}
 
 
 @dataclass(frozen=True)
 class ReportTarget:
-    kind: str  # json | junit | gradescope | markdown | html
+    kind: str  # json | junit | gradescope | markdown | html | csv
     path: Path | None  # None: standard output
     options: dict = field(default_factory=dict)
 
@@ -80,7 +80,7 @@ def _refuse_submission(flag: str, path: Path, resolved: Path, submissions: list[
 
 def _suffix(flag: str) -> str:
     return {"--json": ".json", "--junit": ".xml", "--gradescope": ".json", "--markdown": ".md",
-            "--html": ".html"}.get(flag, "")
+            "--html": ".html", "--csv": ".csv"}.get(flag, "")
 
 
 def _probe_writable(flag: str, path: Path) -> None:

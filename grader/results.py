@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: top-level score/max_score/percent only for one submission; `partial`
 OUTCOMES = ("passed", "failed", "error", "not_run")
 
 # control characters (C0 but tab and newline, DEL, C1), zero-width and bidirectional controls, the
@@ -240,12 +240,20 @@ class GradeRun:
     def percent(self) -> float:
         return round(100.0 * self.score / self.max_score, 2) if self.max_score else 0.0
 
+    @property
+    def asked(self) -> int:
+        """How many submissions were given: more than were graded when the run was interrupted
+        (`extra["partial"]`: graded, total, not_graded)."""
+        return int(self.extra.get("partial", {}).get("total", len(self.submissions)))
+
     def to_dict(self) -> dict[str, Any]:
         subs = [s.to_dict() for s in self.submissions]
+        one = len(self.submissions) == 1 and self.asked == 1  # never a total across candidates
         return {
             "schema_version": SCHEMA_VERSION,
             "tool": {"name": "torch-grader", "version": self.tool_version},
-            "score": self.score, "max_score": self.max_score, "percent": self.percent,
+            **({"score": self.score, "max_score": self.max_score, "percent": self.percent} if one else {}),
+            **({"partial": self.extra["partial"]} if "partial" in self.extra else {}),
             "started_at": self.started_at, "duration_s": round(self.duration_s, 3),
             "environment": asdict(self.environment) | {"gpu_summary": self.environment.gpu_summary},
             "submissions": [{k: v for k, v in s.items() if k != "exercises"} for s in subs],

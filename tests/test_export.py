@@ -53,7 +53,7 @@ def _env(**extra: str) -> dict[str, str]:
 # --- what the bundle holds ---------------------------------------------------------------------------
 
 def test_bundle_holds_the_candidate_files_only(bundle):
-    for name in ("README.md", "pyproject.toml", "constraints.txt", ".gitignore", "grader/cli.py",
+    for name in ("README.md", "pyproject.toml", "constraints.txt", ".gitignore", "conftest.py", "grader/cli.py",
                  ".github/workflows/submission.yml", ".github/workflows/grade.yml"):
         assert (bundle / name).is_file(), f"{name} missing from the bundle"
     exercises = sorted(p for p in (bundle / "exercises").glob("*/*") if p.is_dir())

@@ -119,6 +119,8 @@ def test_environment_is_shown(browser, graded, tmp_path):
     path, report = graded
     env = report["environment"]
     page = Page(browser, path, tmp_path / "report.png")
+    assert page.locator("#environment").evaluate("d => d.open") is False  # after the scores, collapsed
+    page.locator("#environment > summary").click()
     assert page.locator("#environment [data-field=runtime]").inner_text() == env["runtime"] == "local"
     assert page.locator("#environment [data-field=torch]").inner_text() == env["torch"]
     gpu = page.locator("#environment [data-field=gpu]").inner_text()
@@ -173,6 +175,7 @@ def test_untrusted_text_is_shown_as_text(browser, tmp_path):
     assert page.locator("img").count() == 0 and page.locator("script").count() == 1
     assert "<script>" in page.locator(".check pre").inner_text()
     assert "<img src=x" in page.locator(".flags li").inner_text()
+    page.locator("#environment > summary").click()
     assert page.locator("#environment [data-field=gpu]").inner_text() == "CUDA 12.8 · NVIDIA H100"
     assert "refused: <img" in page.locator(".error-box").inner_text()
     assert "1 check(s) could not run here" in page.locator("#environment").inner_text()

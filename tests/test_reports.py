@@ -65,14 +65,24 @@ def test_report_matches_golden(sample_run, name):
 
 def test_json_report_schema(sample_run):
     report = json.loads(json_report.render(sample_run))
-    assert report["schema_version"] == 1
-    assert {"score", "max_score", "exercises", "submissions", "environment"} <= set(report)
+    assert report["schema_version"] == 2
+    assert {"score", "max_score", "percent", "exercises", "submissions", "environment"} <= set(report)
     for ex in report["exercises"]:
         assert {"id", "score", "max_score", "checks", "by_kind"} <= set(ex)
         for check in ex["checks"]:
             assert {"name", "kind", "outcome", "message", "file", "line"} <= set(check)
             assert check["outcome"] in {"passed", "failed", "error", "not_run"}
     assert report["score"] == pytest.approx(sum(e["score"] for e in report["exercises"]), abs=1e-3)
+
+
+def test_json_report_has_no_total_across_candidates(sample_run):
+    """Schema 2: the top-level score, max_score and percent are those of the one submission graded;
+    with several there is none (a sum over candidates means nothing: `jq .percent` gave 81.87 %)."""
+    other = dataclasses.replace(sample_run.submissions[0], name="other")
+    report = json.loads(json_report.render(dataclasses.replace(sample_run, submissions=(*sample_run.submissions, other))))
+    assert report["schema_version"] == 2
+    assert not {"score", "max_score", "percent"} & set(report)
+    assert [s["percent"] for s in report["submissions"]] == [sample_run.submissions[0].percent] * 2
 
 
 def test_junit_has_classname_file_and_line(sample_run):

@@ -141,9 +141,9 @@ class TestTerminal:
     def test_l_lists_the_exercises_with_their_status(self, session):
         child, _, _ = session
         child.send("l")
-        child.expect(r"1\.\s+05_broadcast_bias\s+easy\s+10\s+passing 3/3\s+2\s")
-        child.expect(r"2\.\s+06_gather_and_masks\s+medium\s+20\s+not started\s+-\s")
-        child.expect("Type a number and Enter to switch")
+        child.expect(r"\n05_broadcast_bias\s+easy\s+10\s+passing 3/3\s+2\s")
+        child.expect(r"\n06_gather_and_masks\s+medium\s+20\s+not started\s+-\s")
+        child.expect(r"Type an exercise's number \(e\.g\. 05\) or name and Enter to switch")
         child.send("\x1b")  # back to the exercise
         child.expect("h hint · l list")
 
@@ -154,10 +154,23 @@ class TestTerminal:
         child.expect(r"06_gather_and_masks\S* \(tensors/06_gather_and_masks/gather_and_masks\.py\): 0/4 checks passed")
 
     def test_l_picks_an_exercise_by_number(self, session):
+        """By its number as shown everywhere else (05, or 5), not by its place in the list."""
         child, _, _ = session
         child.send("l")
-        child.expect("Type a number")
-        child.send("1\r")
+        child.expect("Type an exercise's number")
+        child.send("5\r")
+        child.expect(r"05_broadcast_bias\S* \(tensors/05_broadcast_bias/broadcast_bias\.py\): 3/3 checks passed")
+        child.send("l")
+        child.expect("Type an exercise's number")
+        child.send("10\r")  # no exercise 10 in this bundle: said so, watching goes on
+        child.expect(r"no exercise '10' in this bundle: press l and type one of 05, 06 \(or its name\)")
+        child.send("l")
+        child.expect("Type an exercise's number")
+        child.send("gather\r")  # a name's prefix, as `grader check gather` takes it
+        child.expect(r"06_gather_and_masks\S* \(tensors/06_gather_and_masks/gather_and_masks\.py\): 0/4 checks passed")
+        child.send("l")
+        child.expect("Type an exercise's number")
+        child.send("05\r")
         child.expect(r"05_broadcast_bias\S* \(tensors/05_broadcast_bias/broadcast_bias\.py\): 3/3 checks passed")
 
     def test_all_passing_says_what_the_hidden_checks_cover(self, session):

@@ -26,6 +26,7 @@ from grader.judge import source
 from grader.judge.explain import details
 from grader.judge.proxy import Submission, SubmissionProblem
 from grader.judge.static import StaticView
+from grader.practice.timelimit import QUICK_KEY, endless_loop_note, watch_limit
 from grader.sandbox import namespaces, privileges
 from grader.sandbox.client import Limits, Overloaded, WorkerFailure, Zygote
 from grader.sandbox.handles import RemoteError
@@ -49,6 +50,7 @@ class JudgePlugin:
         self.limits = Limits(**spec.get("limits", {}))
         self.seed_value = int(spec.get("seed", 0))
         self.timeout_override = spec.get("timeout_s")
+        self.quick = bool(spec.get(QUICK_KEY))  # `grader watch`: short limits (grader.practice.timelimit)
         self.cuda = torch.cuda.is_available()
         from grader.sandbox import landlock
 
@@ -234,8 +236,8 @@ class JudgePlugin:
         item.stash[_INFO] = info
         item.stash[_PHASES] = {}
         ex = self.exercises.get(info["exercise"], {})
-        timeout = info["timeout_s"] or self.timeout_override or ex.get("timeout_s") or 30.0
-        item.stash[_TIMEOUT] = float(timeout)
+        timeout = self.full_limit(info)
+        item.stash[_TIMEOUT] = watch_limit(timeout) if self.quick else timeout
         item.stash[_START] = time.monotonic()
         item.stash[_CPU_START] = time.process_time()
         if info["kind"] not in CHECK_KINDS:
@@ -249,6 +251,11 @@ class JudgePlugin:
             raise SubmissionProblem(f"not run: the exercise's time budget of {budget:g} s was used up "
                                     f"by earlier checks (CPU time: the judge's and the workers')")
         self._seed_all()
+
+    def full_limit(self, info: dict) -> float:
+        """A check's CPU time limit: its own, the run's --timeout-s, its exercise's, else 30 s."""
+        ex = self.exercises.get(info["exercise"], {})
+        return float(info["timeout_s"] or self.timeout_override or ex.get("timeout_s") or 30.0)
 
     def _seed_all(self) -> None:
         random.seed(self.seed_value)
@@ -326,6 +333,11 @@ class JudgePlugin:
                 outcome, message = "not_run", tb
                 break
             outcome, message, line = classify(value, tb, when, item.path)
+            if not self.capture_output:  # a report: the candidate's file as the submission names it
+                message = _relative_frames(message, self.candidates.get(info["candidate"], {}).get("root"))
+            if self.quick and isinstance(value, WorkerFailure):
+                message = endless_loop_note(message, item.stash.get(_TIMEOUT, 0.0), self.full_limit(info),
+                                            info["exercise"])
             if info["visibility"] == "public":  # hidden checks' values and inputs stay hidden
                 extra = details(value, item.stash.get(_LAST_CALL, None))
                 message += f"\n{extra}" if extra else ""
@@ -404,7 +416,7 @@ def classify(exc: BaseException, tb: Any, when: str, test_path: Path) -> tuple[s
         return "failed", str(exc), line
     if isinstance(exc, RemoteError):
         # where in the candidate's file it happened (the message is already above)
-        tail = "\n".join(ln for ln in exc.remote_where.rstrip().splitlines()[-2:] if ln.strip())
+        tail = innermost_frame(exc.remote_where)
         message = str(exc)
         if tail and exc.remote_type not in ("NotImplementedError",):
             message += f"\n{tail}"
@@ -421,6 +433,27 @@ def classify(exc: BaseException, tb: Any, when: str, test_path: Path) -> tuple[s
             text = text.split("\nassert ", 1)[0]
         return "failed", text, line
     return "failed", f"{type(exc).__name__}: {exc}", line
+
+
+MAX_FRAME_LINES = 8  # of the candidate's innermost frame: its File line, its code and Python's carets
+
+
+def innermost_frame(where: str) -> str:
+    """The candidate's innermost frame, whole, from a traceback's formatted frames: its
+    `File "...", line N, in f` line (the file:line a candidate clicks), its code and the carets
+    under it (Python 3.11 adds a caret line, so "the last two lines" would lose the File line)."""
+    lines = [ln for ln in where.rstrip().splitlines() if ln.strip()]
+    starts = [i for i, ln in enumerate(lines) if ln.lstrip().startswith('File "')]
+    frame = lines[starts[-1]:] if starts else lines[-2:]
+    return "\n".join(frame[:MAX_FRAME_LINES])
+
+
+def _relative_frames(message: str, root: str | None) -> str:
+    """`File "<root>/exercises/x.py"` -> `File "exercises/x.py"`: the same in every runtime (a
+    container mounts the submission elsewhere) and never a temporary folder that is gone."""
+    if not root:
+        return message
+    return message.replace(f'File "{root.rstrip(os.sep)}{os.sep}', 'File "')
 
 
 def _shrunk(record: dict) -> dict:

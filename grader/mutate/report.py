@@ -50,36 +50,56 @@ def write_json(run: MutationRun, path: Path) -> None:
 
 
 def write_html(run: MutationRun, path: Path) -> None:
-    """A standalone page: scores per exercise and check kind, survivors as diffs. Everything escaped."""
+    """A standalone page: scores per exercise and check kind, survivors as diffs. Everything escaped.
+    It looks like the grading report (grader.reports.html: the same style sheet and
+    Content-Security-Policy, nothing fetched)."""
+    path.write_text(render_html(run), encoding="utf-8")
+
+
+def render_html(run: MutationRun) -> str:
+    from grader.reports.html import CSP, CSS
+
     e_ = html.escape
-    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>torch-grader: mutation report</title>",
-             "<style>body{font-family:sans-serif;margin:2em}td,th{padding:2px 8px;text-align:left}"
-             "pre{background:#f6f6f6;padding:6px}.bad{color:#b00}.ok{color:#070}</style></head><body>",
-             f"<h1>Mutation report</h1><p>Mutation score {e_(_pct(run.to_dict()['score']))} "
-             f"(killed ÷ non-equivalent mutants){' — interrupted' if run.interrupted else ''}.</p>",
-             "<table><tr><th>exercise</th><th>mutants</th><th>killed</th><th>survived</th><th>equivalent</th>"
-             "<th>score</th><th>killed by check kind</th></tr>"]
+    score = run.to_dict()["score"]
+    title = f"torch-grader: mutation score {_pct(score)}"
+    parts = ["<!doctype html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+             f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+             '<meta name="viewport" content="width=device-width, initial-scale=1">', '<link rel="icon" href="data:,">',
+             f"<title>{e_(title)}</title>", f"<style>{CSS}</style>", "</head>", "<body>", "<header>",
+             "<h1>Mutation report</h1>",
+             f'<p class="total" id="total">Mutation score <span data-field="score">{e_(_pct(score))}</span> '
+             f"(killed ÷ non-equivalent mutants)</p>",
+             f'<p class="meta">{run.graded} mutants graded in {run.duration_s:.1f} s'
+             f"{' — interrupted: rerun to go on' if run.interrupted else ''}</p>", "</header>",
+             '<section id="exercises"><h2>Exercises</h2>',
+             '<table class="exercises"><thead><tr><th>exercise</th><th class="num">mutants</th><th class="num">killed</th>'
+             '<th class="num">survived</th><th class="num">equivalent</th><th class="num">score</th>'
+             "<th>killed by check kind</th></tr></thead><tbody>"]
     for e in run.exercises:
         kinds = ", ".join(f"{k} {100 * v['score']:.0f} %" for k, v in e.by_kind().items())
-        parts.append(f"<tr class='{'ok' if e.ok else 'bad'}'><td>{e_(e.exercise.id)}</td>"
-                     f"<td>{len(e.results) + e.pending}</td><td>{len(e.killed)}</td><td>{len(e.survivors)}</td>"
-                     f"<td>{len(e.equivalent)}</td><td>{e_(_pct(e.score))}</td><td>{e_(kinds)}</td></tr>")
-    parts.append("</table>")
+        cls = "full" if e.ok else "zero"
+        parts.append(f'<tr data-exercise="{e_(e.exercise.id)}"><td>{e_(e.exercise.id)}</td>'
+                     f'<td class="num">{len(e.results) + e.pending}</td><td class="num">{len(e.killed)}</td>'
+                     f'<td class="num">{len(e.survivors)}</td><td class="num">{len(e.equivalent)}</td>'
+                     f'<td class="num {cls}">{e_(_pct(e.score))}</td><td>{e_(kinds)}</td></tr>')
+    parts.append("</tbody></table></section>")
     for e in run.exercises:
         if not (e.problem or e.survivors or e.equivalent or e.stale):
             continue
-        parts.append(f"<h2>{e_(e.exercise.id)}</h2>")
+        parts.append(f'<section class="exercise" data-exercise="{e_(e.exercise.id)}"><h2>{e_(e.exercise.id)}</h2>')
         if e.problem:
-            parts.append(f"<p class='bad'>{e_(e.problem)}</p>")
+            parts.append(f'<p class="error-box">{e_(e.problem)}</p>')
         for r in e.survivors:
-            parts.append(f"<h3 class='bad'>Survivor {e_(r.mutant.id)} ({e_(r.mutant.operator)}, line "
-                         f"{r.mutant.line})</h3><p>passed: {e_(', '.join(r.passed))}</p>"
-                         f"<pre>{e_(r.mutant.diff)}</pre>")
-        for s in e.stale:
-            parts.append(f"<p class='bad'>stale: {e_(s)}</p>")
+            parts.append(f'<div class="check"><div class="check-head"><span class="badge">survived</span> Survivor '
+                         f"<code>{e_(r.mutant.id)}</code> ({e_(r.mutant.operator)}, line {r.mutant.line})</div>"
+                         f'<div class="where">passed: {e_(", ".join(r.passed))}</div>'
+                         f"<pre>{e_(r.mutant.diff)}</pre></div>")
+        for stale in e.stale:
+            parts.append(f'<p class="error-box">stale equivalent entry: {e_(stale)}</p>')
         if e.equivalent:
             parts.append("<h3>Accepted equivalent mutants</h3><ul>" + "".join(
                 f"<li><code>{e_(r.mutant.id)}</code> <code>{e_(r.mutant.change)}</code>: {e_(r.reason)}</li>"
                 for r in e.equivalent) + "</ul>")
-    parts.append("</body></html>")
-    path.write_text("\n".join(parts), encoding="utf-8")
+        parts.append("</section>")
+    parts += ["</body>", "</html>"]
+    return "\n".join(parts) + "\n"

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.catalog import Exercise
+from grader.errors import UsageError
 from grader.notebooks.cells import (
+    SPECIAL,
     Cell,
     CellBudget,
     LineMap,
@@ -22,6 +24,7 @@ from grader.notebooks.cells import (
     is_tagged,
     marked_exercises,
     read_cells,
+    refers_to,
     rewrite,
     write_module,
 )
@@ -88,9 +91,12 @@ def locate(root: Path, exercises: list[Exercise], explicit: bool, found: dict[st
                 options.append((path, cells))
         if not options:
             current = result.get(ex.id)
-            if single and explicit:
+            if single and explicit and isinstance(read[root], str):  # what is wrong with it, not where to look
+                result[ex.id] = CandidateFile(ex.id, None, read[root])
+            elif single and explicit:
                 result[ex.id] = CandidateFile(ex.id, None, f"the submission is the notebook {shown_root}, which is "
-                                              f"not {ex.name}.ipynb and marks no cells `grader:{ex.number:02d}`")
+                                              f"not {ex.name}.ipynb and marks no cells `grader:{ex.number:02d}`"
+                                              + _unknown_marks(read[root], exercises))
             elif current is not None and current.path is None and current.problem.startswith("no "):
                 result[ex.id] = CandidateFile(ex.id, None, current.problem.replace(
                     f"no {ex.name}.py in the submission",
@@ -114,7 +120,47 @@ def locate(root: Path, exercises: list[Exercise], explicit: bool, found: dict[st
             result[ex.id] = CandidateFile(ex.id, None, cells)
         else:
             result[ex.id] = CandidateFile(ex.id, path, notebook=NotebookSource(path, shown, tuple(cells_for(cells, ex))))
+    if not result and exercises:  # nothing at all to grade: say what is wrong with the notebooks
+        raise UsageError(_nothing_found(root, read, exercises, shown_root))
     return result
+
+
+def _nothing_found(root: Path, read: dict[Path, list[Cell] | str], exercises: list[Exercise], shown_root: str) -> str:
+    """Why the notebooks of a submission give no exercise's code (it has no .py file either)."""
+    example = exercises[0]
+    how = (f"mark each answer's cells with a first line `# grader: {example.number:02d}` (the exercise's number "
+           f"as `grader list` shows it), or name the notebook after the exercise's file ({example.name}.ipynb)")
+    reasons = []
+    for path, cells in read.items():
+        shown = safe_text(path.name if root.is_file() else str(path.relative_to(root)), newlines=False)
+        if isinstance(cells, str):  # cannot be read: says what is wrong and how to fix it
+            reasons.append(cells)
+        elif not cells:
+            reasons.append(f"{shown} has no code cells, so it holds no answer: write your answers in code cells and "
+                           f"{how}")
+        elif is_tagged(cells):
+            reasons.append(f"{shown} marks its cells for no exercise here{_unknown_marks(cells, exercises)}: mark "
+                           f"them with the exercise's number as `grader list` shows it (`# grader: {example.number:02d}`)")
+        else:
+            reasons.append(f"{shown} does not say which exercise it answers: {how}")
+    if root.is_file():
+        return reasons[0]
+    shown = "; ".join(reasons[:5]) + (f"; and {len(reasons) - 5} more" if len(reasons) > 5 else "")
+    return (f"{shown_root}: no exercise files found (looked for e.g. {example.layout_path}), and its "
+            f"notebook{'s give' if len(read) != 1 else ' gives'} none: {shown}")
+
+
+def _unknown_marks(cells: list[Cell] | str, exercises: list[Exercise]) -> str:
+    """", which name no exercise here: `grader:99`" for a notebook's marks that refer to none of
+    `exercises` ("" when there are none, or the notebook could not be read)."""
+    if isinstance(cells, str):
+        return ""
+    marks = sorted({m for c in cells for m in c.marks if m not in SPECIAL
+                    and not any(refers_to(m, ex) for ex in exercises)})
+    if not marks:
+        return ""
+    shown = ", ".join(f"`grader:{safe_text(m[:40], newlines=False)}`" for m in marks[:5])
+    return f" ({shown}: no exercise has that number or name)"
 
 
 def _mtime(path: Path) -> float:

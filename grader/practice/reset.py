@@ -15,7 +15,7 @@ from pathlib import Path
 
 from grader.catalog import Exercise
 from grader.errors import GraderError, UsageError
-from grader.practice.state import STATE_DIR
+from grader.practice.state import STATE_DIR, PracticeState
 
 STUBS_DIR = "stubs"
 
@@ -67,4 +67,5 @@ def reset_exercise(root: Path, ex: Exercise) -> ResetResult:
         except OSError as exc:
             raise GraderError(f"could not back up {ex.stub} to {backup} ({exc}): nothing was reset") from None
     ex.stub.write_bytes(original)
+    PracticeState(root).record_reset(ex.id)  # `grader list` and `grader watch`: not started again
     return ResetResult(stub=ex.stub, backup=backup)

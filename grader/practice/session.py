@@ -21,9 +21,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grader import __version__, notebooks
+from grader import __version__
 from grader.catalog import Catalog, Exercise
 from grader.grading import build_exercise, environment
+from grader.notebooks.locate import materialize
+from grader.practice.timelimit import QUICK_KEY
 from grader.results import GradeRun, SubmissionResult
 from grader.runtimes.base import Candidate, JudgeJob, JudgeOutput, read_records
 from grader.runtimes.local import MAX_LOG, judge_env
@@ -156,13 +158,15 @@ class RerunJob:
         candidate = locate(root, [ex], explicit=True)[ex.id]
         folder = Path(tempfile.mkdtemp(prefix="grader-rerun-"))
         if candidate.notebook is not None:  # its code cells as a module (grader.notebooks)
-            candidate = notebooks.materialize({ex.id: candidate}, [ex], folder / "notebook")[ex.id]
+            candidate = materialize({ex.id: candidate}, [ex], folder / "notebook")[ex.id]
         job = JudgeJob(root=catalog.root, exercises=[ex],
                        candidates=[Candidate(LABEL, {ex.id: candidate.to_spec()}, str(root))],
                        test_files=("test_public.py",), limits=limits or Limits(), timeout_s=timeout_s,
                        capture_output=True)
         run = cls(ex, root, candidate, job, folder, why=why)
         run.spec = job.spec(str(folder / "results.jsonl"), str(folder))
+        if timeout_s is None:  # an endless loop stops in seconds, not at the exercise's full limit
+            run.spec[QUICK_KEY] = True
         return run
 
     @property

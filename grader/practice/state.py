@@ -94,6 +94,14 @@ class PracticeState:
         log_progress(self.root, ex_id, "check", passed, total, new.hints)
         return new
 
+    def record_reset(self, ex_id: str) -> None:
+        """The exercise's stub was put back (`grader reset`): not started again, hints seen kept."""
+        states = self.load()
+        old = states.get(ex_id)
+        if old is not None and old.checked_at is not None:
+            states[ex_id] = ExerciseState(hints=old.hints)
+            self._save(states)
+
     def record_hint(self, ex_id: str, shown: int) -> ExerciseState:
         states = self.load()
         old = states.get(ex_id, ExerciseState())

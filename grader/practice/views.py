@@ -103,4 +103,4 @@ def completion_text(root: Path, catalog: Catalog) -> str:
     cover = f" They cover: {', '.join(kinds)}." if kinds else ""
     return (f"All {len(catalog.exercises)} exercises pass their public checks. Your work is graded later by "
             f"hidden checks that test the same functions more thoroughly.{cover} Submit as the README says "
-            f"(a pull request).")
+            f"(a pull request, or `grader submit` for an archive to send).")

@@ -34,6 +34,7 @@ from grader.results import GradeRun
 from grader.sandbox.limits import Limits
 
 KEYS_LINE = "h hint · l list · n next unsolved · r rerun · q quit"
+LIST_PROMPT = "Type an exercise's number (e.g. 05) or name and Enter to switch to it"
 
 
 def render_result(run: GradeRun, console: Console) -> None:
@@ -249,21 +250,29 @@ class Watch:
                     self._plain_list()
 
     def _list_key(self, key: str) -> None:
-        if key in ("\x1b", "l"):
-            self.mode = "watch"
-        elif key == "q":
+        """An exercise is picked as everywhere else: by its number (05, 5), its folder name or a
+        unique prefix of it, then Enter. Before anything is typed, l and Esc go back, q quits."""
+        if key == "\x1b" or (key == "l" and not self.typed):
+            self.mode, self.typed = "watch", ""
+        elif key == "q" and not self.typed:
             self.quit = True
             return
-        elif key.isdigit():
-            self.typed += key
         elif key in ("\x7f", "\b"):
             self.typed = self.typed[:-1]
-        elif key in ("\r", "\n") and self.typed:
-            number = int(self.typed)
-            self.typed, self.mode = "", "watch"
-            if 1 <= number <= len(self.catalog.exercises):
-                return self.switch(self.catalog.exercises[number - 1])
-            self.notes.append(f"no exercise number {number} in the list")
+        elif key in ("\r", "\n"):
+            ref, self.typed = self.typed.strip(), ""
+            if ref:
+                self.mode = "watch"
+                try:
+                    return self.switch(self.catalog.get(ref))
+                except GraderError:
+                    shown = ", ".join(f"{ex.number:02d}" for ex in self.catalog.exercises[:12])
+                    more = ", ..." if len(self.catalog.exercises) > 12 else ""
+                    self.notes.append(f"no exercise {ref!r} in this bundle: press l and type one of {shown}{more} "
+                                      f"(or its name), then Enter")
+                    return self._emit_note()
+        elif key.isprintable() and (key.isalnum() or key in "_-/") and len(self.typed) < 80:
+            self.typed += key
         self.draw()
 
     def _hint(self) -> None:
@@ -342,9 +351,9 @@ class Watch:
     def _plain_list(self) -> None:
         from grader.cli import _columns
 
-        rows = [("#",) + views.STATUS_HEADER] + views.status_rows(self.catalog, self.state.load(), numbered=True)
+        rows = [views.STATUS_HEADER] + views.status_rows(self.catalog, self.state.load())
         self.console.print(_columns(rows), markup=False, highlight=False)
-        self.console.print("Type a number and Enter to switch to that exercise (Esc or l: back).", markup=False)
+        self.console.print(f"{LIST_PROMPT} (Esc or l: back).", markup=False)
 
     def draw(self) -> None:
         """Terminal mode: the whole screen, redrawn."""
@@ -358,9 +367,9 @@ class Watch:
         if self.mode == "list":
             from grader.cli import _columns
 
-            rows = [("#",) + views.STATUS_HEADER] + views.status_rows(self.catalog, self.state.load(), numbered=True)
+            rows = [views.STATUS_HEADER] + views.status_rows(self.catalog, self.state.load())
             self.console.print(_columns(rows), markup=False, highlight=False)
-            self.console.print(f"\nType a number and Enter to switch (Esc or l: back): {self.typed}", markup=False)
+            self.console.print(f"\n{LIST_PROMPT} (Esc: back): {self.typed}", markup=False)
             return
         if self.job is not None or (self.pending and self.result is None and self.body is None):
             self.console.print(f"[dim]running the public checks of {self.ex.id} ...[/]")

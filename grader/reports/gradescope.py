@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from grader.packs import report_lines
-from grader.reports import safe
+from grader.reports import partial_line, safe
 from grader.results import GradeRun
 
 
@@ -29,6 +29,8 @@ def render(run: GradeRun) -> str:
                 })
     not_run = sum(ex.not_run for sub in run.submissions for ex in sub.exercises)
     output = f"Graded on {run.environment.runtime} ({run.environment.gpu_summary})."
+    if partial_line(run):  # Ctrl-C / SIGTERM: not every submission was graded
+        output = f"{safe.plain(partial_line(run))}. {output}"
     if not_run:
         output += f" {not_run} check(s) could not run here and are left out of the total."
     for line in report_lines(run):  # exercises from packs: which pack and version, torch warnings

@@ -1,9 +1,11 @@
 """HTML report: one self-contained page (inline CSS and a small inline script, no network fetch).
 
-It shows the total score, each submission's exercises with their score and passed/total per check
-kind, every failing check with its message and where the check is, tampering flags, and the
-grading environment (runtime, torch, CUDA and GPUs or "graded without GPU", protections). With
-several submissions an overview table, sortable by any column, links to each one.
+Scores come first: with several submissions an overview table, sortable by any column, linking to
+each one (and each back to it); each submission's exercises with their score and passed/total per
+check kind, tampering detected, notes for the interviewer (static flags, notebook magics dropped),
+every failing check with its message and where the check is. The grading environment (runtime,
+torch, CUDA and GPUs or "graded without GPU", protections, notes) comes last, collapsed. A run
+interrupted by Ctrl-C or SIGTERM says how many submissions were graded and which were not.
 
 Everything taken from the run is escaped (messages carry the candidate's exception text), and a
 Content-Security-Policy allows only this page's own style and script, by hash: the page can fetch
@@ -18,8 +20,10 @@ import re
 from html import escape
 
 from grader.catalog import CHECK_KINDS
+from grader.gradebook import is_tampering
 from grader.packs import report_lines
 from grader.practice.timeline import progress_section
+from grader.reports import partial_line, said_by_problem
 from grader.results import Environment, ExerciseResult, GradeRun, SubmissionResult, fmt_points, safe_text
 
 CSS = """
@@ -55,6 +59,10 @@ pre { background: var(--bg); padding: 8px; overflow: auto; max-height: 320px; wh
       word-break: break-word; margin: 6px 0 0; }
 .flags li { color: #8250df; } .flags { border-left: 4px solid #8250df; padding: 6px 10px 6px 28px;
   background: #fbefff; }
+.flags.tampering li { color: var(--bad); } .flags.tampering { border-left-color: var(--bad); background: #ffebe9; }
+.back { font-size: 13px; margin: 0 0 8px; }
+details#environment { margin-top: 32px; border-top: 1px solid var(--line); padding-top: 8px; }
+details#environment > summary { font-size: 19px; font-weight: 600; color: #1f2328; }
 .error-box { border-left: 4px solid var(--bad); background: #ffebe9; padding: 6px 10px; }
 .where { font-family: ui-monospace, monospace; font-size: 12px; color: var(--muted); }
 details { margin: 6px 0; } summary { cursor: pointer; color: var(--muted); }
@@ -130,8 +138,10 @@ def _kinds(run: GradeRun) -> list[str]:
 
 
 def render(run: GradeRun) -> str:
-    several = len(run.submissions) > 1  # each scored on its own: no total across different candidates
-    title = (f"torch-grader: {len(run.submissions)} submissions" if several else
+    several = run.asked > 1  # each scored on its own: no total across different candidates
+    partial = partial_line(run)
+    title = (f"torch-grader: {len(run.submissions)} of {run.asked} submissions graded (interrupted)" if partial
+             else f"torch-grader: {len(run.submissions)} submissions" if several else
              f"torch-grader: {fmt_points(run.score)} / {fmt_points(run.max_score)} ({run.percent:g} %)")
     anchors = [_anchor(i, sub.name) for i, sub in enumerate(run.submissions, 1)]
     kinds = _kinds(run)
@@ -149,6 +159,7 @@ def render(run: GradeRun) -> str:
         "<body>",
         "<header>",
         "<h1>torch-grader report</h1>",
+        _partial(run) if partial else "",
         '<p class="total">Each submission is scored on its own: see the overview.</p>' if several else
         f'<p class="total" id="total">Total: <span data-field="score">{fmt_points(run.score)}</span> / '
         f'<span data-field="max-score">{fmt_points(run.max_score)}</span> '
@@ -156,22 +167,40 @@ def render(run: GradeRun) -> str:
         f'<p class="meta">{len(run.submissions)} submission(s) graded {_e(run.started_at)} in '
         f"{run.duration_s:.1f} s by torch-grader {_e(run.tool_version)}</p>",
         "</header>",
-        _environment(run.environment, run),
     ]
-    if len(run.submissions) > 1:
+    if several:
         parts.append(_overview(run, anchors))
     guides = run.extra.get("guides", {})
     for sub, anchor in zip(run.submissions, anchors):
-        parts.append(_submission(sub, anchor, kinds, guides))
+        parts.append(_submission(sub, anchor, kinds, guides, back=several,
+                                 notes_title=_notes_title(run)))
         parts.append(progress_section(sub.name, run.extra.get("progress", {}).get(sub.name)))
+    parts.append(_environment(run.environment, run))  # after the scores, collapsed
     parts += [f"<script>{SCRIPT}</script>", "</body>", "</html>"]
     return "\n".join(parts) + "\n"
 
 
+def _partial(run: GradeRun) -> str:
+    """The banner of an interrupted run: N of M graded, and the submissions that were not."""
+    partial = run.extra["partial"]
+    missed = "".join(f'<li data-submission="{_e(item.get("name", ""))}">{_e(item.get("name", ""))} '
+                     f'<span class="muted">{_e(item.get("path", ""))}</span></li>'
+                     for item in partial.get("not_graded", []))
+    return (f'<div class="error-box" id="partial"><strong>Interrupted:</strong> '
+            f'<span data-field="graded">{int(partial.get("graded", 0))}</span> of '
+            f'<span data-field="total">{int(partial.get("total", 0))}</span> submissions graded'
+            + (f"; not graded:<ul>{missed}</ul>" if missed else "") + "</div>")
+
+
+def _notes_title(run: GradeRun) -> str:
+    return "Notes on your code" if run.extra.get("audience") == "candidate" else "Notes for the interviewer"
+
+
 def _environment(env: Environment, run: GradeRun) -> str:
     gpu = f"CUDA {env.cuda} · {env.gpu_summary}" if env.cuda and env.gpus else env.gpu_summary
+    torch = env.torch or ("not known: nothing was graded" if not run.submissions else "not known")
     rows = [("Runtime", "runtime", env.runtime), ("Python", "python", env.python or "?"),
-            ("torch", "torch", env.torch or "?"), ("CUDA / GPU", "gpu", gpu)]
+            ("torch", "torch", torch), ("CUDA / GPU", "gpu", gpu)]
     if env.exercise_root:
         rows.append(("Exercises from", "exercise-root", env.exercise_root))
     items = [f'<dt>{label}</dt><dd data-field="{field}">{_e(value)}</dd>' for label, field, value in rows]
@@ -184,8 +213,8 @@ def _environment(env: Environment, run: GradeRun) -> str:
                      f"out of the possible total.")
     if notes:
         items.append("<dt>Notes</dt><dd><ul>" + "".join(f"<li>{_e(n)}</li>" for n in notes) + "</ul></dd>")
-    return '<section id="environment">\n<h2>Grading environment</h2>\n<dl class="env">' + "".join(items) + \
-        "</dl>\n</section>"
+    return ('<details id="environment">\n<summary>Grading environment</summary>\n<dl class="env">' + "".join(items)
+            + "</dl>\n</details>")
 
 
 def _overview(run: GradeRun, anchors: list[str]) -> str:
@@ -219,11 +248,14 @@ def _overview(run: GradeRun, anchors: list[str]) -> str:
             + "\n".join(rows) + "\n</tbody></table>\n</section>")
 
 
-def _submission(sub: SubmissionResult, anchor: str, kinds: list[str], guides: dict | None = None) -> str:
+def _submission(sub: SubmissionResult, anchor: str, kinds: list[str], guides: dict | None = None,
+                back: bool = False, notes_title: str = "Notes for the interviewer") -> str:
     out = [f'<section class="submission" id="{anchor}" data-submission="{_e(sub.name)}">',
            f'<h2>{_e(sub.name)}: <span data-field="score">{fmt_points(sub.score)}</span> / '
            f'<span data-field="max-score">{fmt_points(sub.max_score)}</span> '
            f'(<span data-field="percent">{sub.percent:g}</span> %)</h2>']
+    if back:
+        out.append('<p class="back"><a href="#overview">&uarr; Back to the overview</a></p>')
     if sub.error:
         out.append(f'<p class="error-box"><strong>Not graded:</strong> {_e(sub.error)}</p>')
     if sub.exercises:
@@ -250,12 +282,16 @@ def _submission(sub: SubmissionResult, anchor: str, kinds: list[str], guides: di
         if ex.problem:
             out.append(f'<p class="error-box"><strong>{_e(ex.id)}:</strong> {_e(ex.problem.splitlines()[0])}</p>')
     flagged = [(ex, f) for ex in sub.exercises for f in ex.flags]
-    if flagged:
-        out.append("<h3>Tampering flags</h3>")
-        out.append('<ul class="flags">' + "".join(
-            f'<li data-exercise="{_e(ex.id)}">{_e(ex.id)} {f.where}: {_e(f.message)}</li>' for ex, f in flagged)
-            + "</ul>")
-    failing = [(ex, c) for ex in sub.exercises for c in ex.checks if c.outcome in ("failed", "error")]
+    tampering = [(ex, f) for ex, f in flagged if is_tampering(f.message)]  # the exercise is voided
+    notes = [(ex, f) for ex, f in flagged if not is_tampering(f.message)]  # static flags, notebook magics
+    for title, cls, shown in (("Tampering detected", "flags tampering", tampering), (notes_title, "flags", notes)):
+        if shown:
+            out.append(f"<h3>{title}</h3>")
+            out.append(f'<ul class="{cls}">' + "".join(
+                f'<li data-exercise="{_e(ex.id)}">{_e(ex.id)} {f.where}: {_e(f.message)}</li>' for ex, f in shown)
+                + "</ul>")
+    failing = [(ex, c) for ex in sub.exercises for c in ex.checks if c.outcome in ("failed", "error")
+               and not said_by_problem(ex, c)]  # those the exercise's problem, above, explains
     if failing:
         out.append(f"<h3>Failing checks ({len(failing)})</h3>")
         out += [_failing_check(ex, c) for ex, c in failing]

@@ -1,12 +1,13 @@
 """JUnit XML through `junit-xml`: a test suite per submission, classname = exercise id, file/line
-set to the check's source, failures carrying the check's message."""
+set to the check's source, failures carrying the check's message. An interrupted run adds a suite
+"not graded (interrupted)": one skipped case per submission that was not graded."""
 
 from __future__ import annotations
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
 from grader.packs import report_lines
-from grader.reports import safe
+from grader.reports import partial_line, safe
 from grader.results import GradeRun
 
 
@@ -35,4 +36,13 @@ def render(run: GradeRun) -> str:
         if report_lines(run):  # exercises from packs: which pack and version, torch warnings
             properties["packs"] = safe.plain("; ".join(report_lines(run)))
         suites.append(TestSuite(sub.name, cases, properties=properties))
+    partial = run.extra.get("partial")
+    if partial:
+        cases = []
+        for item in partial.get("not_graded", []):
+            case = TestCase(safe.plain(item.get("name", "")), classname="not graded", elapsed_sec=0.0)
+            case.add_skipped_info(message="not graded: the run was interrupted before it")
+            cases.append(case)
+        suites.append(TestSuite("not graded (interrupted)", cases,
+                                properties={"partial": safe.plain(partial_line(run) or "")}))
     return to_xml_report_string(suites, prettyprint=True, encoding="utf-8")

@@ -8,8 +8,9 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.catalog import CHECK_KINDS
+from grader.gradebook import is_tampering
 from grader.packs import report_lines
-from grader.reports import safe
+from grader.reports import partial_line, safe
 from grader.results import GradeRun, SubmissionResult, fmt_points
 
 MAX_REASONS = 6  # failed checks listed per exercise without --verbose
@@ -21,6 +22,9 @@ def render(run: GradeRun, console: Console, verbose: bool = False) -> None:
     reason (whole messages with `verbose`). Fits the console's width (80 columns included)."""
     kinds = [k for k in CHECK_KINDS
              if any(k in ex.by_kind() for sub in run.submissions for ex in sub.exercises)]
+    partial = partial_line(run)
+    if partial:  # Ctrl-C / SIGTERM: what follows is not the whole batch
+        console.print(Text(safe.inert(partial[0].upper() + partial[1:]), style="bold yellow"))
     for sub in run.submissions:
         title = f"{safe.inert(sub.name)}: {fmt_points(sub.score)} / {fmt_points(sub.max_score)} ({sub.percent:g} %)"
         if sub.error:
@@ -30,7 +34,12 @@ def render(run: GradeRun, console: Console, verbose: bool = False) -> None:
         _reasons(sub, console, verbose)
     not_run = sum(ex.not_run for sub in run.submissions for ex in sub.exercises)
     env = run.environment
-    console.print(f"Graded on {env.runtime} runtime, torch {env.torch or '?'}, {env.gpu_summary}.")
+    if env.torch:
+        console.print(f"Graded on {env.runtime} runtime, torch {env.torch}, {env.gpu_summary}.")
+    elif not run.submissions:
+        console.print(f"Nothing was graded ({env.runtime} runtime).")
+    else:  # every submission failed before its judge reported (torch unknown)
+        console.print(f"Graded on {env.runtime} runtime.")
     if env.exercise_root:
         console.print(Text(f"Exercises and checks from {env.exercise_root}."))
     if not_run:
@@ -87,8 +96,9 @@ def _reasons(sub: SubmissionResult, console: Console, verbose: bool) -> None:
                     console.print(Padding(Text(safe.inert(line)), (0, 0, 0, 6), expand=False))
         if len(failed) > len(shown):
             console.print(Text(f"  {ex.id}: {len(failed) - len(shown)} more failed check(s): see -v or a report"))
-        for flag in ex.flags:
-            console.print(Text.assemble("  ", ("flag", "magenta"), f" {ex.id} {flag.where}: {safe.inert(flag.message)}"))
+        for flag in ex.flags:  # tampering voids the exercise; the rest are notes for the interviewer
+            label = ("tampering", "bold red") if is_tampering(flag.message) else ("note", "magenta")
+            console.print(Text.assemble("  ", label, f" {ex.id} {flag.where}: {safe.inert(flag.message)}"))
 
 
 def _first_line(text: str) -> str:

@@ -72,9 +72,9 @@ class JudgeJob:
     def wall_limit(self) -> float:
         """A backstop for the whole judge: every exercise's budget for every candidate, and slack.
         Budgets count CPU time: the wall clock gets the checks' own backstop factor over them
-        (`grader.sandbox.client.backstop_s`), so that a loaded machine does not kill a judge that
+        (`grader.sandbox.limits.backstop_s`), so that a loaded machine does not kill a judge that
         is within its budgets."""
-        from grader.sandbox.client import backstop_s
+        from grader.sandbox.limits import backstop_s  # not the client's module: it imports torch
 
         per_candidate = sum(ex.budget_s for ex in self.exercises)
         return 60.0 + backstop_s(per_candidate) * max(1, len(self.candidates))

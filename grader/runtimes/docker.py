@@ -62,6 +62,11 @@ def _gpu_unavailable(exc: Exception) -> bool:
     return "could not select device driver" in text or "nvidia" in text or "gpu" in text
 
 
+def build_command(image: str | None) -> str:
+    """The command that builds `image`: `grader image build`, with its --tag when not the default."""
+    return "grader image build" if not image or image == DEFAULT_TAG else f"grader image build --tag {image}"
+
+
 class DockerRuntime(Runtime):
     name = "docker"
 
@@ -84,7 +89,7 @@ class DockerRuntime(Runtime):
         try:
             self.labels = self.client.images.get(image).labels or {}
         except docker.errors.ImageNotFound:
-            raise RuntimeUnavailable(f"grading image {image!r} not found: build it with `grader image build` "
+            raise RuntimeUnavailable(f"grading image {image!r} not found: build it with `{build_command(image)}` "
                                      f"(see README, 'Grading in Docker'), or use --runtime local") from None
         if require_gpu and self.gpus.mode == "none":
             raise UsageError("--require-gpu contradicts --gpus none")
@@ -99,7 +104,8 @@ class DockerRuntime(Runtime):
         if why is None:
             return None
         if not self.allow_stale_image:
-            raise StaleImage(f"grading image {self.image!r} is stale: {why}. Rebuild it with `grader image build`, "
+            raise StaleImage(f"grading image {self.image!r} is stale: {why}. Rebuild it with "
+                             f"`{build_command(self.image)}`, "
                              f"or pass --allow-stale-image to grade with it anyway")
         return f"graded with a stale image ({self.image}): {why}"
 

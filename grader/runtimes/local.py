@@ -93,8 +93,14 @@ class LocalRuntime(Runtime):
         self.many = self.many or count > 1
 
     def cancel(self) -> None:
+        self._cancelled = True  # before the lock, which a judge being started holds while its template starts
+        try:
+            starting = list(self._templates.values())
+        except RuntimeError:  # changed meanwhile: a judge starting now sees _cancelled
+            starting = []
+        for template in starting:  # still importing torch: stop waiting for it (a Ctrl-C is answered now)
+            getattr(template, "abort_start", lambda: None)()
         with self._lock:
-            self._cancelled = True
             running = list(self._running)
         for proc in running:
             _kill_group(proc)
@@ -117,6 +123,8 @@ class LocalRuntime(Runtime):
                     self._drop(template)  # no later job waits on it again
                     raise
             except TemplateUnavailable as exc:  # slower, not different: say so (once on stderr)
+                if self._cancelled:  # it was stopped by cancel(): start nothing
+                    raise _Cancelled() from None
                 warning = f"judges started as fresh interpreters (slower): {exc}"[:1000]
                 notes.append(warning)
                 if not self._warned:
@@ -168,7 +176,10 @@ class LocalRuntime(Runtime):
                 with self._lock:
                     if self._cancelled:
                         return JudgeOutput(records=[], error="grading was interrupted", infrastructure=True)
-                    proc = self._start_judge(spec, spec_path, Path(tmp), log, scratch, fallback)
+                    try:
+                        proc = self._start_judge(spec, spec_path, Path(tmp), log, scratch, fallback)
+                    except _Cancelled:
+                        return JudgeOutput(records=[], error="grading was interrupted", infrastructure=True)
                     self._running.add(proc)
                 try:
                     code = _wait(proc, job, results)
@@ -194,6 +205,10 @@ class LocalRuntime(Runtime):
             notes = fallback + [r["message"] for r in records if r.get("type") == "note"]
             return JudgeOutput(records=records, error=error, log=log_text, notes=notes,
                                protections=list(env.get("protections", [])), infrastructure=killed)
+
+
+class _Cancelled(Exception):
+    """The runtime was cancelled while a judge was being started."""
 
 
 def _release_all(templates: dict) -> None:

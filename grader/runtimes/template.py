@@ -123,10 +123,26 @@ class JudgeTemplate:
         if not data:
             self._log.seek(0)
             log = self._log.read()[-2000:].decode(errors="replace")
-            self.close()
+            self._hang_up()  # not close(): the caller holds the lock that close() takes
             raise TemplateUnavailable(f"the judge template did not start ({why}): {log}")
         self.state = json.loads(data)
         self.ready = True
+
+    def _hang_up(self) -> None:
+        """Close the control socket, with `_lock` held by the caller; `close()` reaps the process."""
+        ctrl, self.ctrl = self.ctrl, None
+        if ctrl is not None:
+            ctrl.close()
+
+    def abort_start(self) -> None:
+        """Kill the template while it is still starting, so that a judge waiting for it (fork)
+        gets TemplateUnavailable now rather than once it is ready: grading was cancelled (Ctrl-C).
+        Takes no lock; a template that is ready is left alone."""
+        if not self.ready and getattr(self, "proc", None) is not None:
+            try:
+                self.proc.kill()
+            except OSError:
+                pass
 
     def fork(self, spec_path: str, cwd: str, log_path: str, scratch_root: str, warm_ups: list[str],
              many: bool = False) -> ForkedJudge:

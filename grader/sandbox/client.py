@@ -18,7 +18,7 @@ from typing import Any
 from grader.sandbox import codec
 from grader.sandbox.cputime import CpuSample, cores, tree_cpu
 from grader.sandbox.handles import RemoteHandle
-from grader.sandbox.limits import GiB, Limits, MiB  # noqa: F401 - re-exported
+from grader.sandbox.limits import BACKSTOP_EXTRA_S, BACKSTOP_FACTOR, GiB, Limits, MiB, backstop_s  # noqa: F401 - re-exported
 from grader.sandbox.protocol import ChannelClosed, ChannelTimeout, MessageTooLarge, recv_msg, send_msg
 from grader.sandbox.requests import dumps
 from grader.sandbox.treemem import tree_memory
@@ -36,19 +36,12 @@ class Overloaded(WorkerFailure):
     if it stays so (grader.judge.plugin)."""
 
 
-# How long a check may last on the wall clock, for a CPU time limit of `limit` seconds: what stops
-# code that sleeps or blocks (which uses no CPU), generous enough that a loaded machine reaches it
-# only when it gives the worker less than about a third of a core.
-BACKSTOP_FACTOR, BACKSTOP_EXTRA_S = 3.0, 10.0
+# How long a check may last on the wall clock for a CPU time limit (`backstop_s`, in
+# grader.sandbox.limits: the CLI's runtimes read it without importing torch).
 # At the backstop, the machine was overloaded when the worker's threads spent at least this share
 # of the wall time waiting for a CPU (runnable, not running).
 OVERLOADED_WAIT_SHARE = 0.25
 CPU_READ_EVERY_S = 0.1  # how often the judge reads the worker tree's CPU time while it waits
-
-
-def backstop_s(limit: float) -> float:
-    """The wall-clock backstop of a check whose CPU time limit is `limit` seconds."""
-    return BACKSTOP_FACTOR * limit + BACKSTOP_EXTRA_S
 
 
 class CandidateImportError(Exception):

@@ -11,6 +11,15 @@ MiB = 1 << 20
 # CPU, one needs 0.25 GiB to import a submission (0.2 fails). Under this floor every check would
 # fail for the grader's configuration, never the candidate's code: such a limit is refused.
 MIN_MEMORY_GB = 0.5
+# How long a check may last on the wall clock, for a CPU time limit of `limit` seconds: what stops
+# code that sleeps or blocks (which uses no CPU), generous enough that a loaded machine reaches it
+# only when it gives the worker less than about a third of a core.
+BACKSTOP_FACTOR, BACKSTOP_EXTRA_S = 3.0, 10.0
+
+
+def backstop_s(limit: float) -> float:
+    """The wall-clock backstop of a check whose CPU time limit is `limit` seconds."""
+    return BACKSTOP_FACTOR * limit + BACKSTOP_EXTRA_S
 
 
 @dataclass(frozen=True)

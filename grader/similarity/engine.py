@@ -17,6 +17,7 @@ from grader.notebooks import LineMap
 from grader.similarity.fingerprint import fingerprint, matches
 from grader.submissions import locate, opened, submission_name
 
+REFERENCE = "reference solution"  # the label of the exercise's reference, where the checkout has it
 COMMON_FRACTION = 0.5  # fingerprints shared by more than this fraction of the files are idioms, not copying
 COMMON_MIN = 10  # ... but never below this many files (small classes keep every fingerprint)
 MAX_SOURCE_BYTES = 1 << 20
@@ -53,8 +54,16 @@ class SimilarityReport:
     sources: dict[str, dict[str, Source]]  # exercise id -> submission -> its file
     pairs: list[Pair]  # every pair at or above `threshold`, best first
     threshold: float
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # files that could not be compared
+    failed: dict[str, str] = field(default_factory=dict)  # submission -> why nothing of it was compared
+    reference: list[Pair] = field(default_factory=list)  # (submission, REFERENCE) at or above threshold
+    references: dict[str, Source] = field(default_factory=dict)  # exercise id -> its reference solution
     _fingerprints: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def compared(self) -> list[str]:
+        """The submissions that were compared (at least one file read), in input order."""
+        return [label for label in self.submissions if label not in self.failed]
 
     def pairs_above(self, threshold: float | None = None) -> list[Pair]:
         limit = self.threshold if threshold is None else threshold
@@ -66,8 +75,12 @@ class SimilarityReport:
         fa, fb = self._fingerprints[pair.exercise][pair.a], self._fingerprints[pair.exercise][pair.b]
         ra, rb = matches(fa, fb)
         stub = _stub_lines(next(ex for ex in self.exercises if ex.id == pair.exercise))
-        sources = self.sources[pair.exercise]
-        return without_lines(sources[pair.a].text, ra, stub), without_lines(sources[pair.b].text, rb, stub)
+        return (without_lines(self.source(pair.exercise, pair.a).text, ra, stub),
+                without_lines(self.source(pair.exercise, pair.b).text, rb, stub))
+
+    def source(self, exercise: str, label: str) -> Source:
+        """A submission's file for `exercise`, or the exercise's reference solution (`REFERENCE`)."""
+        return self.references[exercise] if label == REFERENCE else self.sources[exercise][label]
 
     def to_dict(self) -> dict:
         per = []
@@ -76,8 +89,10 @@ class SimilarityReport:
             per.append({"id": ex.id, "files": len(self.sources.get(ex.id, {})), "pairs_above": len(mine),
                         "max_score": round(max((p.score for p in mine), default=0.0), 4)})
         return {"tool": "torch-grader similarity", "method": "copydetect winnowing, Dice of fingerprint sets",
-                "threshold": self.threshold, "submissions": self.submissions, "exercises": per,
-                "pairs": [p.to_dict() for p in self.pairs], "problems": self.problems}
+                "threshold": self.threshold, "submissions": self.submissions, "compared": self.compared,
+                "not_compared": [{"submission": label, "reason": why} for label, why in self.failed.items()],
+                "exercises": per, "pairs": [p.to_dict() for p in self.pairs],
+                "reference_matches": [p.to_dict() for p in self.reference], "problems": self.problems}
 
 
 def _stub_lines(ex: Exercise) -> set[str]:
@@ -116,29 +131,66 @@ def compare(paths: list[str | Path], *, exercises: list[str] | None = None, thre
         raise UsageError("similarity needs at least two submissions")
     catalog = Catalog.load(root)
     selected = catalog.select(exercises)
-    labels, sources, problems = collect([Path(p) for p in paths], selected, explicit=bool(exercises))
-    used = [ex for ex in selected if len(sources.get(ex.id, {})) >= 2]  # a pair needs two files
+    labels, sources, problems, failed = collect([Path(p) for p in paths], selected, explicit=bool(exercises))
     pairs: list[Pair] = []
+    reference: list[Pair] = []
+    references: dict[str, Source] = {}
     fingerprints: dict[str, dict] = {}
-    for ex in used:
-        mine = sources[ex.id]
+    used = []
+    for ex in selected:
+        mine = dict(sources.get(ex.id, {}))
+        if not mine:
+            continue
         fingerprints[ex.id] = {label: fingerprint(src.text, boilerplate=stub_hashes(ex))
                                for label, src in mine.items()}
-        pairs += score_pairs(ex.id, [label for label in labels if label in mine], fingerprints[ex.id], threshold)
+        order = [label for label in labels if label in mine]
+        found = score_pairs(ex.id, order, fingerprints[ex.id], threshold)  # a pair needs two files
+        ref = _reference(ex)  # only where this checkout has the reference solution (never in a bundle)
+        if ref is not None:
+            references[ex.id] = ref
+            fingerprints[ex.id][REFERENCE] = fingerprint(ref.text, boilerplate=stub_hashes(ex))
+            reference += [p for p in score_pairs(ex.id, [*order, REFERENCE], fingerprints[ex.id], threshold)
+                          if p.b == REFERENCE]
+        if len(mine) >= 2 or any(p.exercise == ex.id for p in reference):
+            used.append(ex)
+        pairs += found
     pairs.sort(key=lambda p: (-p.score, p.exercise, p.a, p.b))
+    reference.sort(key=lambda p: (-p.score, p.exercise, p.a))
     return SimilarityReport(exercises=used, submissions=labels, sources=sources, pairs=pairs, threshold=threshold,
-                            problems=problems, _fingerprints=fingerprints)
+                            problems=problems, failed=failed, reference=reference, references=references,
+                            _fingerprints=fingerprints)
+
+
+def _reference(ex: Exercise) -> Source | None:
+    """The exercise's reference solution as a source to compare with, when this checkout has it."""
+    try:
+        path = ex.reference
+        if not path.is_file() or path.stat().st_size > MAX_SOURCE_BYTES:
+            return None
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError, AttributeError):
+        return None
+    try:
+        shown = str(path.relative_to(ex.solutions_dir.parent.parent.parent))
+    except ValueError:
+        shown = path.name
+    return Source(REFERENCE, ex.id, shown, text)
 
 
 def collect(paths: list[Path], selected: list[Exercise], explicit: bool
-            ) -> tuple[list[str], dict[str, dict[str, Source]], list[str]]:
-    """Each submission's file per exercise (notebooks as their code cells), read once."""
+            ) -> tuple[list[str], dict[str, dict[str, Source]], list[str], dict[str, str]]:
+    """Each submission's file per exercise (notebooks as their code cells), read once. Also
+    returns the files that could not be compared (`problems`) and, as `grader grade` reports a
+    submission it cannot grade, each submission of which nothing could be compared, and why
+    (not found, an unreadable archive, no exercise file, only binary files)."""
     labels: list[str] = []
     sources: dict[str, dict[str, Source]] = defaultdict(dict)
     problems: list[str] = []
+    failed: dict[str, str] = {}
     for path in paths:
-        label = _unique(submission_name(path), labels)
+        label = _unique(submission_name(path), [*labels, REFERENCE])
         labels.append(label)
+        mine: list[str] = []  # this submission's problems
         try:
             with ExitStack() as stack:
                 root = stack.enter_context(opened(path))
@@ -146,19 +198,33 @@ def collect(paths: list[Path], selected: list[Exercise], explicit: bool
                 files, _ = notebooks.prepare(root, files, selected, stack)
                 for ex_id, cand in files.items():
                     if cand.path is None:
-                        problems.append(f"{label}: {ex_id}: {cand.problem}")
+                        mine.append(f"{ex_id}: {cand.problem}")
                         continue
-                    if cand.path.stat().st_size > MAX_SOURCE_BYTES:
-                        problems.append(f"{label}: {ex_id}: the file is over {MAX_SOURCE_BYTES >> 20} MiB: skipped")
-                        continue
-                    text = cand.path.read_bytes().decode("utf-8", errors="replace")
-                    notebook = cand.notebook
-                    shown = notebook.shown if notebook else (
+                    shown = cand.notebook.shown if cand.notebook else (
                         str(cand.path.relative_to(root)) if root.is_dir() else cand.path.name)
+                    if cand.path.stat().st_size > MAX_SOURCE_BYTES:
+                        mine.append(f"{ex_id}: the file is over {MAX_SOURCE_BYTES >> 20} MiB: skipped")
+                        continue
+                    data = cand.path.read_bytes()
+                    try:
+                        text = data.decode("utf-8")
+                    except UnicodeDecodeError:
+                        text = None
+                    if text is None or "\0" in text:  # what the judge would refuse to import
+                        mine.append(f"{ex_id}: {shown} is not Python source (binary, or not UTF-8 text)")
+                        continue
+                    notebook = cand.notebook
                     sources[ex_id][label] = Source(label, ex_id, shown, text, notebook.linemap if notebook else None)
+                if not files:
+                    failed[label] = (f"no exercise files found (looked for e.g. {selected[0].layout_path}); name "
+                                     f"the exercises with --exercises, or check the layout")
         except GraderError as exc:
-            problems.append(f"{label}: {exc}")
-    return labels, dict(sources), problems
+            failed[label] = str(exc)
+        if label not in failed and not any(label in found for found in sources.values()):
+            failed[label] = f"no file could be compared ({'; '.join(mine)})" if mine else "no file could be compared"
+        if label not in failed:
+            problems += [f"{label}: {problem}" for problem in mine]
+    return labels, dict(sources), problems, failed
 
 
 def _unique(label: str, used: list[str]) -> str:

@@ -1,6 +1,8 @@
 """What `grader similarity` writes: a terminal table, JSON, and one self-contained HTML page with
 each pair above the threshold side by side and the matching regions highlighted (inline CSS
-allowed by hash in its Content-Security-Policy, no script, nothing fetched; all text escaped)."""
+allowed by hash in its Content-Security-Policy, no script, nothing fetched; all text escaped).
+Each also says which submissions match the exercise's reference solution (where the checkout has
+it) and which could not be compared, and why."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ import json
 from html import escape
 from pathlib import Path
 
-from grader.similarity.engine import Pair, SimilarityReport, Source
+from grader.similarity.engine import REFERENCE, Pair, SimilarityReport, Source
 
 MAX_HTML_PAIRS = 300  # pairs drawn side by side (the table lists them all)
 
@@ -49,6 +51,7 @@ def table(report: SimilarityReport) -> str:
     """Plain aligned columns of the pairs above the threshold."""
     rows = [("exercise", "a", "b", "score", "shared")]
     rows += [(p.exercise, p.a, p.b, f"{p.score:.2f}", str(p.shared)) for p in report.pairs]
+    rows += [(p.exercise, p.a, f"the {REFERENCE}", f"{p.score:.2f}", str(p.shared)) for p in report.reference]
     widths = [max(len(r[i]) for r in rows) for i in range(5)]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows)
 
@@ -70,17 +73,25 @@ def render(report: SimilarityReport) -> str:
              '<meta name="viewport" content="width=device-width, initial-scale=1">', '<link rel="icon" href="data:,">',
              f"<title>{_e(title)}</title>", f"<style>{CSS}</style>", "</head>", "<body>",
              "<h1>Similarity report</h1>",
-             f'<p class="muted" id="summary">{len(report.submissions)} submission(s), {len(report.exercises)} '
+             f'<p class="muted" id="summary">{len(report.compared)} submission(s) compared, {len(report.exercises)} '
              f"exercise(s); score = Dice coefficient of copydetect winnowing fingerprints (renaming, whitespace and "
              f"comments ignored; the stub's text and idioms shared by most submissions removed); pairs at or above "
              f'<span data-field="threshold">{report.threshold:g}</span> are shown.</p>']
+    if report.failed:
+        parts.append(f'<section id="not-compared"><h2>Submissions not compared ({len(report.failed)})</h2><ul>'
+                     + "".join(f'<li data-submission="{_e(label)}"><strong>{_e(label)}</strong>: {_e(why)}</li>'
+                               for label, why in report.failed.items()) + "</ul></section>")
     if report.problems:
         parts.append("<details><summary>Files that could not be compared "
                      f"({len(report.problems)})</summary><ul>"
                      + "".join(f"<li>{_e(p)}</li>" for p in report.problems) + "</ul></details>")
-    numbered = list(enumerate(report.pairs, 1))
+    if report.reference:
+        parts.append(f'<p class="high" id="reference-summary">{len(report.reference)} answer(s) match the '
+                     f"exercise's reference solution at or above {report.threshold:g}: see each exercise.</p>")
+    numbered = list(enumerate(report.pairs + report.reference, 1))
     for ex in report.exercises:
-        mine = [(n, p) for n, p in numbered if p.exercise == ex.id]
+        refs = [(n, p) for n, p in numbered if p.exercise == ex.id and p.b == REFERENCE]
+        mine = [(n, p) for n, p in numbered if p.exercise == ex.id and p.b != REFERENCE]
         parts.append(f'<section class="exercise" data-exercise="{_e(ex.id)}"><h2>{_e(ex.id)}: {_e(ex.title)}</h2>')
         parts.append(f'<p class="muted">{len(report.sources.get(ex.id, {}))} file(s), {len(mine)} pair(s) above '
                      f"the threshold</p>")
@@ -91,7 +102,16 @@ def render(report: SimilarityReport) -> str:
                 f'<td class="num">{p.size_a} / {p.size_b}</td></tr>' for n, p in mine)
             parts.append('<table class="pairs"><thead><tr><th>pair</th><th>score</th><th>shared</th>'
                          f"<th>fingerprints</th></tr></thead><tbody>{rows}</tbody></table>")
-        parts += [_pair(report, n, p) for n, p in mine if n <= MAX_HTML_PAIRS]
+        if refs:
+            rows = "".join(
+                f'<tr data-a="{_e(p.a)}" data-b="reference"><td><a href="#pair-{n}">{_e(p.a)}</a></td>'
+                f'<td class="num high" data-field="score">{p.score:.2f}</td><td class="num">{p.shared}</td></tr>'
+                for n, p in refs)
+            shown = report.references[ex.id].shown
+            parts.append(f'<h3>Matching the reference solution <span class="muted">{_e(shown)}</span></h3>'
+                         '<table class="reference"><thead><tr><th>submission</th><th>score</th><th>shared</th>'
+                         f"</tr></thead><tbody>{rows}</tbody></table>")
+        parts += [_pair(report, n, p) for n, p in mine + refs if n <= MAX_HTML_PAIRS]
         parts.append("</section>")
     parts += ["</body>", "</html>"]
     return "\n".join(parts) + "\n"
@@ -99,11 +119,11 @@ def render(report: SimilarityReport) -> str:
 
 def _pair(report: SimilarityReport, number: int, pair: Pair) -> str:
     regions_a, regions_b = report.regions(pair)
-    sources = report.sources[pair.exercise]
     return (f'<section class="pair" id="pair-{number}" data-exercise="{_e(pair.exercise)}" data-a="{_e(pair.a)}" '
             f'data-b="{_e(pair.b)}" data-score="{pair.score:.4f}"><h3>{_e(pair.a)} · {_e(pair.b)}: '
             f"{pair.score:.2f}</h3><div class=\"side\">"
-            + _code(sources[pair.a], regions_a, "a") + _code(sources[pair.b], regions_b, "b") + "</div></section>")
+            + _code(report.source(pair.exercise, pair.a), regions_a, "a")
+            + _code(report.source(pair.exercise, pair.b), regions_b, "b") + "</div></section>")
 
 
 def _code(source: Source, regions: list[tuple[int, int]], side: str) -> str:
