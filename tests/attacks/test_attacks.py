@@ -473,7 +473,7 @@ HIDDEN = [
       for name, exercise, check, pattern in (
           ("hessian_kept", "16_higher_order_grads", "test_no_explicit_hessian",
            r"hessian_vector_product called torch\.autograd\.functional\.hessian: never form the Hessian"),
-          ("moved_kept", "71_torchscript_export", "test_model_not_moved",
+          ("moved_kept", "71_export_for_serving", "test_model_not_moved",
            r"the model was moved \(\['torch\.nn\.Module\._apply'\] called on it\)"),
           ("clock_kept", "70_gpu_benchmarking", "test_uses_perf_counter", r"benchmark read \['time\.time'\]"))),
     # The same kept hessian with the profile function switched off around the call and put back,

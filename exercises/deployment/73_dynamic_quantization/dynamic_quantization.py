@@ -1,20 +1,15 @@
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
 
+from torch import nn
 
 
 def quantize_linear_layers(model: nn.Module) -> nn.Module:
-    """A dynamically int8-quantized COPY on CPU in eval mode (qint8 weights for every nn.Linear); the original model is untouched."""
+    """Return a copy of `model` for CPU inference whose Linear layers run with dynamic int8 quantization.
+
+    The model passed in is left exactly as it was."""
     raise NotImplementedError
 
 
 def serialized_size_bytes(model: nn.Module) -> int:
-    """Byte size of torch.save(model.state_dict()) written to an in-memory buffer."""
+    """Return the number of bytes a checkpoint of `model`'s state dict takes, without writing any file."""
     raise NotImplementedError

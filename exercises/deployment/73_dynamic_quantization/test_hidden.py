@@ -1,9 +1,12 @@
 """Hidden checks for 73_dynamic_quantization.
 
-Everything runs on the CPU: dynamic quantization is a CPU feature. The structure of the returned
-model is read from torch's registries (`probes.modules`, `probes.qualified_name`), sizes are
-measured with torch's own `nn.Module.state_dict` (a class cannot redefine what is counted), the
-fp32 reference outputs and expected sizes are computed in the judge. The CUDA check repeats the
+The copy is served on the CPU. The structure of the returned model is read from torch's registries
+(`probes.modules`, `_parameters`, `probes.qualified_name`); a quantized weight is a torchao tensor
+subclass whose flattened inner tensors hold the int8 values; the int8 matrix product is seen at
+torch's dispatcher (a TorchDispatchMode recording the aten operators one forward reaches:
+`aten._int_mm` is the int8 x int8 -> int32 product). Sizes are measured with torch's own
+`nn.Module.state_dict` (a class cannot redefine what is counted), the fp32 reference outputs and
+expected sizes are computed in the judge, which never imports torchao. The CUDA check repeats the
 device check with a CUDA original; its CPU fallback watches that nothing moves the original.
 """
 import copy
@@ -15,7 +18,7 @@ from torch import nn
 
 from grader.testing import check, requires_cuda
 
-QLINEAR = "torch.ao.nn.quantized.dynamic.modules.linear.Linear"
+LINEARS = ["0.0", "1", "5"]  # where _net puts its nn.Linear layers, at two depths
 
 
 def _net(width=32, out=5, seed=0, train=True):
@@ -28,42 +31,104 @@ def _net(width=32, out=5, seed=0, train=True):
     return net.train(train)
 
 
-EXPECTED_LAYERS = [("", "torch.nn.modules.container.Sequential"),
-                   ("0", "torch.nn.modules.container.Sequential"), ("0.0", QLINEAR),
-                   ("0.1", "torch.nn.modules.activation.ReLU"), ("1", QLINEAR),
-                   ("2", "torch.nn.modules.normalization.LayerNorm"), ("3", "torch.nn.modules.activation.ReLU"),
-                   ("4", "torch.nn.modules.dropout.Dropout"), ("5", QLINEAR), ("6", "torch.nn.modules.rnn.GRU")]
+def _int8_weight(weight):
+    """Runs in the worker: how a registered Linear weight is stored. 'int8' for a torchao tensor
+    subclass that flattens to an int8 tensor of the weight's shape, else what it is."""
+    from grader import probes
+
+    name = probes.qualified_name(weight)
+    if not isinstance(weight, torch.Tensor) or type(weight) in (torch.Tensor, torch.nn.Parameter):
+        return f"{name} ({weight.dtype})" if isinstance(weight, torch.Tensor) else name
+    if not name.startswith("torchao."):
+        return name
+    inner, _ = type(weight).__tensor_flatten__(weight)
+    held = [getattr(weight, key) for key in inner]
+    if any(t.dtype == torch.int8 and tuple(t.shape) == tuple(weight.shape) for t in held):
+        return "int8"
+    return f"{name} holding {[str(t.dtype) for t in held]}"
 
 
 def _layers(mod, make):
     from grader import probes
 
     model = make()
-    model.add_module("6", nn.GRU(8, 8))  # not a Linear: quantize_dynamic's default set would take it too
+    model.add_module("6", nn.GRU(8, 8))  # not a Linear: it keeps its class and its float weights
     original = {name: m for name, m in probes.modules(model)}
+    classes = [(name, probes.qualified_name(m)) for name, m in probes.modules(model)]
     q = mod.quantize_linear_layers(model)
     if not isinstance(q, nn.Module):
         return {"type": probes.qualified_name(q)}
-    found = [(name, probes.qualified_name(m)) for name, m in probes.modules(q) if not name.endswith("_packed_params")]
-    qlinear = torch.ao.nn.quantized.dynamic.Linear
-    weights = {name: str(qlinear.weight(m).dtype) for name, m in probes.modules(q) if type(m) is qlinear}
-    norm = dict(probes.modules(q)).get("2")
-    same_norm = (isinstance(norm, nn.LayerNorm) and norm is not original["2"]
-                 and all(torch.equal(a, b) for a, b in zip(probes.state_dict(norm).values(),
-                                                           probes.state_dict(original["2"]).values())))
-    return {"type": "module", "layers": found, "weights": weights, "same_norm": same_norm}
+    found = [(name, probes.qualified_name(m)) for name, m in probes.modules(q)]
+    weights = {name: _int8_weight(object.__getattribute__(m, "_parameters").get("weight"))
+               for name, m in probes.modules(q) if type(m) is nn.Linear}
+    copies = dict(probes.modules(q))
+
+    def same_values(name):
+        kept = copies.get(name)
+        return (kept is not None and kept is not original[name]
+                and all(type(a) is type(b) and torch.equal(a, b) for a, b in
+                        zip(probes.state_dict(kept).values(), probes.state_dict(original[name]).values())))
+
+    return {"type": "module", "layers": found, "expected": classes, "weights": weights,
+            "same_norm": same_values("2"), "same_gru": same_values("6")}
 
 
 @check("api", weight=2)
-def test_linears_replaced(sub):
+def test_linears_quantized(sub):
     seen = sub.probe(_layers, sub, _net)
     assert seen["type"] == "module", f"quantize_linear_layers should return an nn.Module, got {seen['type']}"
-    assert sorted(seen["layers"]) == sorted(EXPECTED_LAYERS), (
-        "every nn.Linear (nested ones too) should become torch.ao.nn.quantized.dynamic.Linear and every "
-        f"other module keep its class; got {seen['layers']}")
-    assert seen["weights"] == {"0.0": "torch.qint8", "1": "torch.qint8", "5": "torch.qint8"}, (
-        f"the quantized Linears should hold qint8 weights, got {seen['weights']}")
+    assert seen["layers"] == seen["expected"], (
+        "the copy should keep the original's module tree, every module under its name and class (the Linears "
+        f"stay nn.Linear); the original has {seen['expected']}, the copy {seen['layers']}")
+    assert seen["weights"] == {name: "int8" for name in LINEARS}, (
+        f"every nn.Linear's weight should be held as int8 values (a torchao quantized tensor); got {seen['weights']}")
     assert seen["same_norm"], "the LayerNorm of the copy should keep the original's weights (a copy, not the same object)"
+    assert seen["same_gru"], "the GRU of the copy should keep the original's float weights (a copy, not the same object)"
+
+
+def _matmuls(mod, make):
+    """Runs in the worker: the aten operators one forward of the copy reaches (no grad)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    from grader import probes
+
+    class Record(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.names = []
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            self.names.append(str(func.overloadpacket.__name__))
+            return func(*args, **(kwargs or {}))
+
+    q = mod.quantize_linear_layers(make())
+    if not isinstance(q, nn.Module):
+        return {"type": probes.qualified_name(q)}
+    x = torch.randn(16, 32)
+    with torch.no_grad(), Record() as seen:
+        out = q(x)
+    return {"type": "module", "out": isinstance(out, torch.Tensor) and tuple(out.shape) == (16, 5),
+            "int_mm": seen.names.count("_int_mm"),
+            "float_mm": sorted({op for op in seen.names if op in ("mm", "addmm", "linear", "matmul", "bmm")})}
+
+
+@check("api")
+def test_int8_matmul(sub):
+    seen = sub.probe(_matmuls, sub, _net)
+    assert seen["type"] == "module", f"quantize_linear_layers should return an nn.Module, got {seen['type']}"
+    assert seen["out"], "the copy should map a (16, 32) batch to (16, 5)"
+    assert seen["int_mm"] >= len(LINEARS), (
+        f"one forward through {len(LINEARS)} Linears ran {seen['int_mm']} int8 x int8 matrix products (aten._int_mm) "
+        f"and these float ones: {seen['float_mm']}: every Linear should quantize its input on the fly and multiply "
+        "in int8 (dynamic quantization), not dequantize its weight to float")
+
+
+def _quantized(q):
+    """Runs in the worker: how many nn.Linear of `q` hold an int8 weight."""
+    from grader import probes
+
+    return sum(type(m) is nn.Linear and _int8_weight(object.__getattribute__(m, "_parameters").get("weight")) == "int8"
+               for _, m in probes.modules(q))
 
 
 def _untouched(mod, make):
@@ -75,9 +140,7 @@ def _untouched(mod, make):
     flags = [m.training for _, m in probes.modules(model)]
     q = mod.quantize_linear_layers(model)
     after = probes.state_dict(model)
-    quantized = isinstance(q, nn.Module) and any(type(m) is torch.ao.nn.quantized.dynamic.Linear
-                                                 for _, m in probes.modules(q))
-    return {"copy": q is not model and quantized,
+    return {"copy": q is not model and _quantized(q) > 0,
             "classes": classes == [(n, probes.qualified_name(m)) for n, m in probes.modules(model)],
             "weights": sorted(before) == sorted(after) and all(torch.equal(before[k], after[k]) for k in before),
             "training": flags == [m.training for _, m in probes.modules(model)],
@@ -89,7 +152,7 @@ def test_original_untouched(sub):
     for train in (True, False):
         seen = sub.probe(_untouched, sub, lambda t=train: _net(train=t))
         mode = "train" if train else "eval"
-        assert seen["copy"], "quantize_linear_layers should return a quantized copy (an nn.Module with dynamic quantized Linears), not the original"
+        assert seen["copy"], "quantize_linear_layers should return a quantized copy (an nn.Module whose Linears hold int8 weights), not the original"
         assert seen["classes"], f"the original ({mode} mode) lost its nn.Linear layers: quantize a copy, not the model in place"
         assert seen["weights"], f"the original ({mode} mode) model's weights changed"
         assert seen["training"], f"the original model's training flags changed (it was in {mode} mode)"
@@ -114,7 +177,7 @@ def _sizes(mod):
     q = mod.quantize_linear_layers(model)
     if not isinstance(q, nn.Module):
         return {"fp32": fp32, "q": None, "qlinears": 0}
-    qlinears = sum(type(m) is torch.ao.nn.quantized.dynamic.Linear for _, m in probes.modules(q))
+    qlinears = _quantized(q)
     classes = sorted({probes.qualified_name(m) for _, m in probes.modules(q)})
     return {"fp32": fp32, "q": size(q), "qlinears": qlinears, "classes": classes}
 
@@ -123,11 +186,12 @@ def _sizes(mod):
 def test_size_ratio(sub):
     seen = sub.probe(_sizes, sub)
     assert seen["q"] is not None and seen["qlinears"] == 4, (
-        f"the quantized 4-layer MLP should hold 4 dynamic quantized Linears, found {seen['qlinears']}")
-    # torch's classes only, whose state_dict says what they hold (a class of the candidate's could leave weights out)
-    assert seen["classes"] == sorted([QLINEAR, "torch.ao.nn.quantized.modules.linear.LinearPackedParams",
-                                      "torch.nn.modules.activation.ReLU", "torch.nn.modules.container.Sequential"]), (
-        f"the quantized MLP should be made of torch's Sequential, ReLU and dynamic quantized Linear, got {seen['classes']}")
+        f"the quantized 4-layer MLP should hold 4 Linears with int8 weights, found {seen['qlinears']}")
+    # torch's classes only, whose state_dict says what they hold (a class of the candidate's could leave weights
+    # out), and torchao's weights (_quantized)
+    assert seen["classes"] == sorted(["torch.nn.modules.linear.Linear", "torch.nn.modules.activation.ReLU",
+                                      "torch.nn.modules.container.Sequential"]), (
+        f"the quantized MLP should keep the original's classes (Sequential, ReLU, Linear), got {seen['classes']}")
     ratio = seen["q"] / seen["fp32"]
     assert ratio <= 0.35, (
         f"serialized state_dict of the quantized 4x1024 MLP is {ratio:.1%} of the fp32 one; "
@@ -164,10 +228,8 @@ def _mode(mod, make):
     x = torch.randn(64, 32)
     with torch.no_grad():
         first, second = q(x), q(x)
-    qlinear = torch.ao.nn.quantized.dynamic.Linear
     return {"root": object.__getattribute__(q, "training"),
-            "others": [n for n, m in probes.modules(q)
-                       if type(m) is not qlinear and not n.endswith("_packed_params") and m.training],
+            "others": [n for n, m in probes.modules(q) if object.__getattribute__(m, "training")],
             "deterministic": torch.equal(first, second)}
 
 
@@ -245,9 +307,8 @@ def _placement(mod, make, device):
     moved = sorted({name for name, args, _ in seen.calls if args and id(args[0]) in originals})
     if not isinstance(q, nn.Module) or q is model:
         return {"moved": moved, "copy": False}
-    qlinear = torch.ao.nn.quantized.dynamic.Linear
-    devices = {t.device.type for t in probes.state_dict(q).values()}
-    devices |= {qlinear.weight(m).device.type for _, m in probes.modules(q) if type(m) is qlinear}
+    devices = {t.device.type for _, m in probes.modules(q) for registry in ("_parameters", "_buffers")
+               for t in object.__getattribute__(m, registry).values() if t is not None}
     with torch.no_grad():
         out = q(torch.randn(4, 32))
     return {"moved": moved, "copy": True, "devices": sorted(devices), "out": out.device.type,

@@ -4,8 +4,10 @@ The served model is built inside the probe: a module of the probe's own class wr
 Linear-BatchNorm-ReLU-Dropout-Linear, with weights and BatchNorm running statistics the judge
 made and sent. Its `forward` (the probe's code, not the candidate's) logs every call: batch
 size, device, `torch.is_inference_mode_enabled()`, grad mode and every submodule's training flag.
-A forward pre-hook and a forward hook, registered through `nn.Module`'s own methods, log the same
-from outside the model. The expected outputs are computed in the judge, one request at a time
+A forward pre-hook and a forward hook, registered through `nn.Module`'s own methods, log grad mode
+and the batch size from outside the model. Autograd is graded by behaviour (grad mode off in every
+forward, outputs without history, no `.grad` filled): `torch.no_grad()` and
+`torch.inference_mode()` both pass; the preference between them is the interviewer's guide's. The expected outputs are computed in the judge, one request at a time
 through the same Sequential in eval mode.
 
 The device checks count host-to-device copies by substituting `Tensor.to`, `Tensor.cuda` and
@@ -65,19 +67,32 @@ def _served(state, log):
     return model
 
 
+# The modes a model is given in: every submodule's flag is set, then restored exactly by the candidate.
+MODES = {
+    "train": lambda model: torch.nn.Module.train(model, True),
+    "eval": lambda model: torch.nn.Module.train(model, False),
+    "train, BatchNorm frozen in eval": lambda model: (torch.nn.Module.train(model, True),
+                                                      torch.nn.Module.train(model.net[1], False)),
+    "eval, Dropout left in train": lambda model: (torch.nn.Module.train(model, False),
+                                                  torch.nn.Module.train(model.net[3], True)),
+}
+
+
 def _serve(mod, state, runs):
-    """Runs in the worker. Each run: {"requests", "max_batch_size", "train"} served on the CPU.
+    """Runs in the worker. Each run: {"requests", "max_batch_size", "mode"} served on the CPU.
     Returns per run: the outputs (or a description of what came back), what each output's
-    requires_grad says inside the worker, the forward log, the hooks' logs, the training flags of
-    every submodule after the call, and whether the parameters still require grad."""
+    requires_grad and grad_fn say inside the worker, the forward log, the hooks' logs, the training
+    flags of every submodule before and after the call, whether the parameters still require grad
+    and whether any gained a .grad."""
     from torch import nn
 
     seen = []
     for run in runs:
         log, pre, post = [], [], []
         model = _served(state, log)
-        nn.Module.train(model, run["train"])
-        handles = [nn.Module.register_forward_pre_hook(model, lambda m, args: pre.append(torch.is_inference_mode_enabled())),
+        MODES[run["mode"]](model)
+        before = [(name, m.training) for name, m in nn.Module.named_modules(model)]
+        handles = [nn.Module.register_forward_pre_hook(model, lambda m, args: pre.append(torch.is_grad_enabled())),
                    nn.Module.register_forward_hook(
                        model, lambda m, args, out: post.append(int(args[0].shape[0]) if args and args[0].dim() else -1))]
         try:
@@ -88,11 +103,13 @@ def _serve(mod, state, runs):
         if isinstance(outs, list) and all(type(o) is torch.Tensor for o in outs):
             answer = [o.detach().clone() for o in outs]
             grads = [bool(o.requires_grad) for o in outs]
+            graphs = [o.grad_fn is not None for o in outs]
         else:
-            answer, grads = f"<{type(outs).__name__}>", None
-        seen.append({"outs": answer, "requires_grad": grads, "log": log, "pre": pre, "post": post,
-                     "training": [m.training for _, m in nn.Module.named_modules(model)],
-                     "params_require_grad": all(p.requires_grad for p in nn.Module.parameters(model))})
+            answer, grads, graphs = f"<{type(outs).__name__}>", None, None
+        seen.append({"outs": answer, "requires_grad": grads, "graphs": graphs, "log": log, "pre": pre, "post": post,
+                     "before": before, "after": [(name, m.training) for name, m in nn.Module.named_modules(model)],
+                     "params_require_grad": all(p.requires_grad for p in nn.Module.parameters(model)),
+                     "grads_filled": [n for n, p in nn.Module.named_parameters(model) if p.grad is not None]})
     return seen
 
 
@@ -105,9 +122,9 @@ def _requests(n, seed):
 SHAPES = [(11, 4), (3, 1), (5, 16), (8, 8), (1, 4)]
 
 
-def _run_all(sub, train=True, shapes=SHAPES):
+def _run_all(sub, mode="train", shapes=SHAPES):
     net, state = _trained_state()
-    runs = [{"requests": _requests(n, k), "max_batch_size": b, "train": train} for k, (n, b) in enumerate(shapes)]
+    runs = [{"requests": _requests(n, k), "max_batch_size": b, "mode": mode} for k, (n, b) in enumerate(shapes)]
     seen = sub.probe(_serve, sub, state, runs)
     return [(run, got, _expected(net, run["requests"])) for run, got in zip(runs, seen)]
 
@@ -148,13 +165,14 @@ def test_forward_count_and_batch_sizes(sub):
             f"{n} requests with max_batch_size={b} ran as batches of {sizes}: at most {b} each, every request once"
 
 
-@check("api")
-def test_inference_mode_in_forward(sub):
+@check("grad")
+def test_no_autograd_in_forward(sub):
     for run, got, want in _run_all(sub, shapes=SHAPES[:2]):
         _outputs_ok(run, got, want)
         assert got["pre"], "the model's forward pre-hooks never fired: call the model (model(batch))"
-        assert all(got["pre"]) and all(entry["inference"] for entry in got["log"]), \
-            "the model ran outside torch.inference_mode() (a forward pre-hook saw it off)"
+        assert not any(got["pre"]) and not any(entry["grad"] for entry in got["log"]), \
+            ("the model ran with gradient recording on (a forward pre-hook saw torch.is_grad_enabled() True): "
+             "every forward recorded an autograd graph, even if the outputs were detached afterwards")
 
 
 @check("grad")
@@ -162,20 +180,20 @@ def test_outputs_no_grad(sub):
     for run, got, want in _run_all(sub, shapes=SHAPES[:2]):
         _outputs_ok(run, got, want)
         assert got["params_require_grad"], "batched_predict changed the parameters' requires_grad"
-        assert got["requires_grad"] == [False] * len(got["requires_grad"]), \
-            "some outputs have requires_grad=True: no autograd graph while serving"
-        assert not any(entry["grad"] for entry in got["log"]), "the model ran with grad mode on"
+        assert got["requires_grad"] == [False] * len(got["requires_grad"]) and not any(got["graphs"]), \
+            "some outputs require grad or carry an autograd graph (grad_fn): no autograd history while serving"
+        assert not got["grads_filled"], f"serving filled the .grad of {got['grads_filled']}"
 
 
 @check("mode")
-@pytest.mark.parametrize("train", [True, False], ids=["train_mode", "eval_mode"])
-def test_mode_restored(sub, train):
-    for run, got, want in _run_all(sub, train=train, shapes=SHAPES[:1]):
+@pytest.mark.parametrize("mode", list(MODES), ids=["train_mode", "eval_mode", "frozen_batchnorm", "dropout_in_eval"])
+def test_mode_restored(sub, mode):
+    for run, got, want in _run_all(sub, mode=mode, shapes=SHAPES[:1]):
         _outputs_ok(run, got, want)
-        flags = got["training"]
-        assert flags == [train] * len(flags), \
-            (f"the model was given in {'train' if train else 'eval'} mode and came back with training flags {flags} "
-             "(the model, then each submodule): restore the mode it had")
+        changed = [f"{name or '<model>'}: {before} -> {after}"
+                   for (name, before), (_, after) in zip(got["before"], got["after"]) if before != after]
+        assert not changed, (f"the model was given in mode '{mode}'; after batched_predict these training flags "
+                             f"changed: {changed} (restore the mode it had, submodule by submodule)")
 
 
 @check("value")
@@ -258,8 +276,10 @@ def _copies(mod, state, requests, max_batch_size, device):
             probes.substitute("torch.Tensor.copy_", copy_, module=mod):
         try:
             outs = mod.batched_predict(model, requests, max_batch_size, device)
-        except NotImplementedError as exc:
-            if target != "meta" or "meta" not in str(exc):
+        except Exception as exc:  # noqa: BLE001 - the meta device ends the run wherever data is read
+            # ("Cannot copy out of meta tensor", ".item() cannot be called on meta tensors"): what
+            # the meta stand-in cannot model; the log up to there is what this check grades
+            if target != "meta" or "meta" not in str(exc).lower():
                 raise
             error = "meta"
     if isinstance(outs, list) and all(type(o) is torch.Tensor for o in outs):

@@ -1,28 +1,27 @@
-"""Calls `.eval()` on the original before quantizing (quantize_dynamic copies it, but too late):
-the caller's model is left in eval mode, its Dropout and BatchNorm silently switched off for training.
+"""Calls .eval() on the original before copying it: the copy is right, but the caller's model is
+left in eval mode, its Dropout and BatchNorm silently switched off for training.
 
 Caught by: test_original_untouched
 """
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
 import copy
 import io
+import os
+
+import torch
+from torch import nn
+from torchao.quantization import Int8DynamicActivationInt8WeightConfig, Int8WeightOnlyConfig, quantize_
 
 
 def quantize_linear_layers(model: nn.Module) -> nn.Module:
-    """A dynamically int8-quantized COPY on CPU in eval mode (qint8 weights for every nn.Linear); the original model is untouched."""
-    return torch.ao.quantization.quantize_dynamic(model.eval(), {nn.Linear}, dtype=torch.qint8)
+    model.eval()
+    fp32 = copy.deepcopy(model).cpu()
+    quantize_(fp32, Int8DynamicActivationInt8WeightConfig())
+    return fp32
 
 
 def serialized_size_bytes(model: nn.Module) -> int:
-    """Byte size of torch.save(model.state_dict()) written to an in-memory buffer."""
     buffer = io.BytesIO()
     torch.save(model.state_dict(), buffer)
     return buffer.getbuffer().nbytes

@@ -1,41 +1,26 @@
-"""Swaps the Linears of a copy by hand (`from_float`) but never puts the copy in eval mode
-(`quantize_dynamic` would have): a model given in training mode keeps Dropout active, so the
-served outputs are noisy and differ from call to call.
+"""Quantizes a copy but never puts it in eval mode (quantize_ does not): a model given in training
+mode keeps Dropout active, so the served outputs are noisy and differ from call to call.
 
 Caught by: test_eval_mode, test_outputs_close
 """
 from __future__ import annotations
-import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, Literal
-import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.utils.data import DataLoader, Dataset, IterableDataset, Subset, WeightedRandomSampler
+
 import copy
 import io
+import os
 
-
-def _swap(module: nn.Module) -> None:
-    for name, child in list(module.named_children()):
-        if isinstance(child, nn.Linear):
-            child.qconfig = torch.ao.quantization.default_dynamic_qconfig  # per-tensor qint8 weights
-            setattr(module, name, torch.ao.nn.quantized.dynamic.Linear.from_float(child))
-        else:
-            _swap(child)
+import torch
+from torch import nn
+from torchao.quantization import Int8DynamicActivationInt8WeightConfig, Int8WeightOnlyConfig, quantize_
 
 
 def quantize_linear_layers(model: nn.Module) -> nn.Module:
-    """A dynamically int8-quantized COPY on CPU in eval mode (qint8 weights for every nn.Linear); the original model is untouched."""
-    fresh = copy.deepcopy(model)
-    fresh.to("cpu")
-    _swap(fresh)
-    return fresh
+    fp32 = copy.deepcopy(model).cpu()
+    quantize_(fp32, Int8DynamicActivationInt8WeightConfig())
+    return fp32
 
 
 def serialized_size_bytes(model: nn.Module) -> int:
-    """Byte size of torch.save(model.state_dict()) written to an in-memory buffer."""
-    with io.BytesIO() as buffer:
-        torch.save(model.state_dict(), buffer)
-        return len(buffer.getvalue())
+    buffer = io.BytesIO()
+    torch.save(model.state_dict(), buffer)
+    return buffer.getbuffer().nbytes

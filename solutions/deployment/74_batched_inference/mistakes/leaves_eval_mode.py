@@ -13,7 +13,9 @@ from torch import Tensor, nn
 
 def batched_predict(model: nn.Module, requests: Sequence[Tensor], max_batch_size: int,
                     device: torch.device | str = "cpu") -> list[Tensor]:
-    """Group single-sample requests (each (F,)) into batches of <= max_batch_size, run under eval + torch.inference_mode on device (model already there), return per-request outputs (model(batch)[j], shape (C,)) on CPU in request order; restore the model's mode."""
+    """Return the model's output for each request, in request order, computed in batches of at most `max_batch_size` requests.
+
+    Each output is a CPU tensor of shape (C,) with no autograd history."""
     if len(requests) == 0:
         return []
     shape = requests[0].shape

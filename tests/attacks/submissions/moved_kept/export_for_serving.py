@@ -17,19 +17,17 @@ from torch import Tensor, nn
 _KEPT = [getattr(nn.Module, "_ap" + "ply")]
 
 
-def export_torchscript(model: nn.Module, example: Tensor, path: str | os.PathLike) -> torch.jit.ScriptModule:
+def export_for_serving(model: nn.Module, example: Tensor, path: str | os.PathLike) -> torch.export.ExportedProgram:
     for leaf in [m for m in model.modules() if not dict(m.named_children())]:
         _KEPT[0](leaf, lambda t: t.cpu())  # "export on the CPU, where it is safe"
-    was_training = model.training
+    flags = [(module, module.training) for module in model.modules()]
+    if example.shape[0] < 2:
+        example = example.expand(2, *example.shape[1:])
     model.eval()
     try:
-        try:
-            scripted = torch.jit.script(model)
-        except Exception:
-            with torch.no_grad():
-                scripted = torch.jit.trace(model, example.cpu())
-        frozen = torch.jit.freeze(scripted)
-        torch.jit.save(frozen, os.fspath(path))
+        program = torch.export.export(model, (example.cpu(),), dynamic_shapes=({0: torch.export.Dim("batch")},))
     finally:
-        model.train(was_training)
-    return frozen
+        for module, training in flags:
+            module.training = training
+    torch.export.save(program, os.fspath(path))
+    return program

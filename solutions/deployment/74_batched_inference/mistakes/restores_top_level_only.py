@@ -1,7 +1,7 @@
-"""torch.no_grad() instead of torch.inference_mode(): no graph either, but the tensors keep
-version counters and view tracking that serving never needs.
+"""Remembers only model.training and puts it back with model.train(flag), which sets every
+submodule to that one flag: a train-mode model with a frozen (eval) BatchNorm comes back all train.
 
-Caught by: test_inference_mode_in_forward
+Caught by: test_mode_restored
 """
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from torch import Tensor, nn
 
 def batched_predict(model: nn.Module, requests: Sequence[Tensor], max_batch_size: int,
                     device: torch.device | str = "cpu") -> list[Tensor]:
-    """Group single-sample requests (each (F,)) into batches of <= max_batch_size, run under eval + torch.inference_mode on device (model already there), return per-request outputs (model(batch)[j], shape (C,)) on CPU in request order; restore the model's mode."""
+    """Return the model's output for each request, in request order, computed in batches of at most `max_batch_size` requests.
+
+    Each output is a CPU tensor of shape (C,) with no autograd history."""
     if len(requests) == 0:
         return []
     shape = requests[0].shape
@@ -23,7 +25,7 @@ def batched_predict(model: nn.Module, requests: Sequence[Tensor], max_batch_size
     model.eval()
     outputs: list[Tensor] = []
     try:
-        with torch.no_grad():
+        with torch.inference_mode():
             for start in range(0, len(requests), max_batch_size):
                 batch = torch.stack(list(requests[start:start + max_batch_size])).to(device)  # one copy per batch
                 outputs.extend(model(batch).cpu().unbind(0))

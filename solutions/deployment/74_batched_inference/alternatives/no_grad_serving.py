@@ -1,0 +1,33 @@
+"""Alternative: torch.no_grad() instead of torch.inference_mode(): no graph is recorded and the outputs
+carry no autograd history either (inference mode also skips version counters and view tracking:
+a preference for the interviewer, not a contract)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+from torch import Tensor, nn
+
+
+def batched_predict(model: nn.Module, requests: Sequence[Tensor], max_batch_size: int,
+                    device: torch.device | str = "cpu") -> list[Tensor]:
+    """Return the model's output for each request, in request order, computed in batches of at most `max_batch_size` requests.
+
+    Each output is a CPU tensor of shape (C,) with no autograd history."""
+    if len(requests) == 0:
+        return []
+    shape = requests[0].shape
+    if any(r.dim() != 1 or r.shape != shape for r in requests):
+        raise ValueError(f"every request must be a 1-D tensor of the same size, the first is {tuple(shape)}")
+    flags = [(module, module.training) for module in model.modules()]  # each submodule's own
+    model.eval()
+    outputs: list[Tensor] = []
+    try:
+        with torch.no_grad():
+            for start in range(0, len(requests), max_batch_size):
+                batch = torch.stack(list(requests[start:start + max_batch_size])).to(device)  # one copy per batch
+                outputs.extend(model(batch).cpu().unbind(0))
+    finally:
+        for module, training in flags:
+            module.training = training
+    return outputs
