@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from grader import cpuquota  # noqa: E402
 
 VALIDATE = textwrap.dedent("""
-    import json, resource, sys, time
+    import json, sys, time
     from grader.validate import validate
     started, finished = time.monotonic(), {}
     def progress(exercise_id, done, total):
@@ -45,24 +45,27 @@ VALIDATE = textwrap.dedent("""
         for label, result in graded.items():
             overloaded += [f"{v.exercise.id} {label} {c.name}" for c in result.checks
                            if c.outcome == "not_run" and "machine overloaded" in c.message]
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN), resource.getrusage(resource.RUSAGE_SELF)
     print(json.dumps({"problems": {v.exercise.id: v.problems for v in results if v.problems},
-                      "exercises": len(results), "overloaded": overloaded, "finished": finished,
-                      "cpu_s": sum(u.ru_utime + u.ru_stime for u in usage)}))
+                      "exercises": len(results), "overloaded": overloaded, "finished": finished}))
 """)
 
 
 def run_pass(exercises: list[str], jobs: int, quota: float | None, hogs: int) -> dict:
     command = [sys.executable, "-c", VALIDATE, json.dumps(exercises), str(jobs)]
+    # judge templates end with the run (the default keeps them idle for later runs): their CPU
+    # is then the child's, reaped before it exits
+    env = {**os.environ, "GRADER_TEMPLATE_IDLE_S": "0"}
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(hogs)] if quota else []
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
     try:
         if quota:
             with cpuquota.CpuQuota(quota, name="grader-bench-fair") as group:
-                proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, preexec_fn=group.enter)
+                proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env,
+                                      preexec_fn=group.enter)
         else:
-            proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
+            proc = subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env=env)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)  # before the busy loops are reaped
     finally:
         for hog in busy:
             hog.kill()
@@ -72,9 +75,7 @@ def run_pass(exercises: list[str], jobs: int, quota: float | None, hogs: int) ->
         raise SystemExit(f"validate failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     result["wall_s"] = wall
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    hog_cpu = sum(a - b for a, b in ((after.ru_utime, before.ru_utime), (after.ru_stime, before.ru_stime)))
-    result["cpu_s_with_hogs"] = hog_cpu
+    result["cpu_s"] = sum(a - b for a, b in ((after.ru_utime, before.ru_utime), (after.ru_stime, before.ru_stime)))
     return result
 
 
@@ -96,7 +97,7 @@ def main() -> None:
     print()
     for name, result in passes.items():
         print(f"== {name}: {result['exercises']} exercises, {result['wall_s']:.0f} s wall, "
-              f"{result['cpu_s']:.0f} CPU-s (grading), not graded (machine overloaded): {len(result['overloaded'])}")
+              f"{result['cpu_s']:.0f} CPU-s (the grading's processes), not graded (machine overloaded): {len(result['overloaded'])}")
         for item in result["overloaded"]:
             print(f"   not graded: {item}")
         if result["problems"]:
