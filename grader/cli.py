@@ -505,7 +505,7 @@ def validate(exercises: tuple[str, ...], timeout_s: float | None, jobs: int | No
     click.echo(_columns(rows))
     for v in results:
         for problem in v.problems:
-            console.print(f"[red]{v.exercise.id}[/]: {escape(problem)}", markup=True)
+            console.print(f"[red]{v.exercise.id}[/]: {escape(problem)}", markup=True, soft_wrap=True)
         for m in v.mistakes:
             if m.unverified:
                 console.print(f"[dim]{v.exercise.id}: mistake {m.name}: {', '.join(m.unverified)} "
@@ -514,7 +514,7 @@ def validate(exercises: tuple[str, ...], timeout_s: float | None, jobs: int | No
     console.print(f"{len(results) - len(bad)}/{len(results)} exercises valid")
     sessions = session_problems(Catalog.load())
     for problem in sessions:
-        console.print(f"[red]sessions[/]: {escape(problem)}", markup=True)
+        console.print(f"[red]sessions[/]: {escape(problem)}", markup=True, soft_wrap=True)
     sys.exit(int(ExitCode.UNDER_THRESHOLD if bad or sessions else ExitCode.OK))
 
 

@@ -161,8 +161,12 @@ def reference():  # what the guard computed before its fast path: getattr_static
     return out
 
 assert guard.changed() == reference() == [], guard.changed()
-# the dict-version fast path is live here: nothing changed, so no watched attribute was read
-assert guard._read is not None and all(guard._unchanged(g[0], s) for g, s in zip(guard._groups, guard._stamps))
+# the dict-version fast path is live here: nothing changed, so no watched attribute was read; only
+# torch.backends' flag modules (instances of module subclasses, 6 entries each) are read one by one
+assert guard._read is not None and all(guard._unchanged(g[0], s) for g, s in zip(guard._groups, guard._stamps)
+                                       if s is not None)
+slow = [g[0].__name__ for g, s in zip(guard._groups, guard._stamps) if s is None]
+assert set(slow) <= {"torch.backends.cudnn", "torch.backends.mkldnn"}, slow
 torch.Tensor.__eq__ = lambda a, b: True
 torch.Tensor.add = lambda *a: 1
 torch.equal = lambda *a: True

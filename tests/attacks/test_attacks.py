@@ -374,7 +374,7 @@ HIDDEN = [
     Attack("perf_forge_restoring", {"test_perf_large_graph": TAMPERED + r".*TamperingDetected.*time\.perf_counter",
                                     "*": VOIDED},
            exercise="09_sparse_adjacency", flags=("assigns to time.perf_counter",), evidence=_tampering_flagged),
-    Attack("perf_clock_restored", {"test_perf_large_graph": r"took \d+\.\d\d s \(limit|time limit 25 s exceeded"},
+    Attack("perf_clock_restored", {"test_perf_large_graph": r"took \d+\.\d\d s of CPU \(limit|time limit 25 s exceeded"},
            exercise="09_sparse_adjacency",
            passes=frozenset({"test_edges_to_sparse_example", "test_propagate_example", "test_dense_matches_reference[default_weights]",
                              "test_dense_matches_reference[weighted]", "test_shape_isolated_last_node",

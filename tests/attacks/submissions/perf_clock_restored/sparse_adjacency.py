@@ -1,9 +1,10 @@
-"""Attack: a slow answer (20 s on a large graph) that fakes the clock only inside the call and puts
-the real one back before returning, so that neither the worker's guard nor a static check of what
-is left replaced can see it: any timing read inside the worker during the call says 0.2 s.
+"""Attack: a slow answer (6 s of CPU on a large graph) that fakes the clock only inside the call and
+puts the real one back before returning, so that neither the worker's guard nor a static check of
+what is left replaced can see it: any timing read inside the worker during the call says 0.2 s.
 Honest baseline: every check but the perf check.
-Expected: the perf check times the call with the judge's clock (`sub.timed`) and fails it ("took
-20.xx s", or its 25 s time limit); everything else passes; nothing is left for the guard to report.
+Expected: the perf check reads the worker's CPU time from outside (`sub.cpu_timed`) and fails it
+("took 6.xx s of CPU", or its 25 s time limit); everything else passes; nothing is left for the
+guard to report.
 """
 import time
 
@@ -22,7 +23,9 @@ def normalized_propagate(adj, x):
         started = _real()
         time.perf_counter = lambda: started + 0.2
         try:
-            time.sleep(20)  # past 4x any load baseline the check measures, within its 25 s limit
+            spent = time.process_time()
+            while time.process_time() - spent < 6:  # past the check's 3 s, within its 25 s limit
+                pass
         finally:
             time.perf_counter = _real
     deg = torch.sparse.mm(adj, torch.ones(adj.shape[0], 1))
