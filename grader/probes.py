@@ -358,7 +358,6 @@ def forbid_ops(fn: Callable, ops: tuple[str, ...], *args: Any, **kwargs: Any) ->
     `torch._decomp`'s `native_layer_norm`), which compute the result from other operators and
     never reach the forbidden kernel: their code running is seen by the call watch
     (`grader.sandbox.callwatch`, whatever reference reached them) and listed by their own names."""
-    import warnings
 
     reached: list[str] = []
 
@@ -368,14 +367,26 @@ def forbid_ops(fn: Callable, ops: tuple[str, ...], *args: Any, **kwargs: Any) ->
             raise ForbiddenAPIError(f"aten.{name} is not allowed in this exercise")
         return kernel
 
-    from grader.sandbox import callwatch
-
     # torch's Python re-implementations of the operators (torch._refs, torch._decomp) compute the
     # same thing from other operators, out of the dispatcher guard's sight: the call watch sees
-    # their code run, whatever reference reached them
+    # their code run, whatever reference reached them (`_dispatch_guarded`)
+    keys = ("CPU", "CUDA") if torch.cuda.is_available() else ("CPU",)
+    return _dispatch_guarded(fn, args, kwargs, ops, refuse, keys, ops, reached)
+
+
+def _dispatch_guarded(fn: Callable, args: tuple, kwargs: dict, ops: tuple[str, ...], refuse: Callable,
+                      keys: tuple[str, ...], python_ops: list | tuple, reached: list[str]) -> tuple[Any, list[str]]:
+    """What `forbid_ops` and `forbid_forward_ops` share: `refuse(name)`'s kernel registered for
+    each of `ops` at the dispatch `keys` for the call, torch's Python re-implementations of
+    `python_ops` watched, the dispatcher compared after the call (TamperingDetected when the
+    candidate changed it), and `reached` (which the kernels fill) returned with what ran."""
+    import warnings
+
+    from grader.sandbox import callwatch
+
     python: list = []
     block = callwatch.Block(python)
-    for name in ops:
+    for name in python_ops:
         for target, label in _python_versions(name):
             block.watch(label, target)
     problems: list[str] = []
@@ -384,7 +395,7 @@ def forbid_ops(fn: Callable, ops: tuple[str, ...], *args: Any, **kwargs: Any) ->
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "Overriding a previously registered kernel"
             for name in ops:
-                for key in ("CPU", "CUDA") if torch.cuda.is_available() else ("CPU",):
+                for key in keys:
                     library.impl(name, refuse(name), key)
         guarded = {name: torch._C._dispatch_dump(f"aten::{name}") for name in ops}
         callwatch.open_block(block)
@@ -727,9 +738,7 @@ def forbid_forward_ops(fn: Callable, ops: tuple[str, ...], *args: Any, **kwargs:
     not see: a call below the autograd keys (`torch.inference_mode()`, whose results carry no
     gradient; `torch._C._AutoDispatchBelowAutograd`). The dispatcher is compared after the call
     as in `forbid_ops` (TamperingDetected when the candidate changed it)."""
-    import warnings
 
-    from grader.sandbox import callwatch
 
     reached: list[str] = []
 
@@ -745,35 +754,5 @@ def forbid_forward_ops(fn: Callable, ops: tuple[str, ...], *args: Any, **kwargs:
             raise ForbiddenAPIError(f"aten.{name} is not allowed in this exercise")
         return kernel
 
-    python: list = []
-    block = callwatch.Block(python)
-    for name in ops:
-        for target, label in _python_versions(name.partition(".")[0]):
-            block.watch(label, target)
-    problems: list[str] = []
-    library = torch.library.Library("aten", "IMPL")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # "Overriding a previously registered kernel"
-            for name in ops:
-                for key in ("AutogradCPU", "AutogradCUDA") if torch.cuda.is_available() else ("AutogradCPU",):
-                    library.impl(name, refuse(name), key)
-        guarded = {name: torch._C._dispatch_dump(f"aten::{name}") for name in ops}
-        callwatch.open_block(block)
-        try:
-            result = fn(*args, **kwargs)
-        except ForbiddenAPIError:
-            result = None
-        finally:
-            problems = callwatch.close_block(block)
-        changed = [name for name in ops if torch._C._dispatch_dump(f"aten::{name}") != guarded[name]]
-    finally:
-        library._destroy()
-    if changed:
-        from grader.sandbox.worker import TamperingDetected
-
-        raise TamperingDetected(f"the submission changed torch's dispatcher for aten.{changed[0]} while its code ran "
-                                "(the grader's guard there was removed or overridden): this check cannot be trusted")
-    callwatch.refuse(problems)
-    reached += [label for label, _, _ in python]
-    return result, reached
+    keys = ("AutogradCPU", "AutogradCUDA") if torch.cuda.is_available() else ("AutogradCPU",)
+    return _dispatch_guarded(fn, args, kwargs, ops, refuse, keys, [name.partition(".")[0] for name in ops], reached)
