@@ -25,11 +25,11 @@ def main() -> None:
     args = parser.parse_args()
     import torch  # noqa: F401
 
-    from grader.sandbox import callwatch, registries, worker
+    from grader.sandbox import callwatch, registries, tamper
 
     registries.install()
     callwatch.install()
-    guard = worker.TamperGuard()
+    guard = tamper.TamperGuard()
     if args.no_tags:
         guard._read = None
         guard._stamps = [None] * len(guard._stamps)

@@ -20,7 +20,7 @@ from torch import nn
 
 from grader import probes
 from grader.sandbox import registries
-from grader.sandbox.worker import TamperingDetected
+from grader.sandbox.tamper import TamperingDetected
 
 registries.install()  # as in the fork server: nn.Module._apply is then the registry guard's wrapper
 

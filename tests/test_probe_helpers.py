@@ -378,7 +378,7 @@ def test_forbid_ops_refuses_a_call_that_removes_or_overrides_its_guard():
     import gc
     import warnings
 
-    from grader.sandbox.worker import TamperingDetected
+    from grader.sandbox.tamper import TamperingDetected
 
     a, b = torch.randn(8, 4), torch.randn(6, 4)
     before = torch.cdist(a, b)
@@ -413,3 +413,68 @@ def test_forbid_ops_refuses_a_call_that_removes_or_overrides_its_guard():
     theirs[0]._destroy()
     assert torch.equal(torch.cdist(a, b), before)
     assert probes.forbid_ops(lambda x, y: torch.cdist(x, y), ops, a, b) == (None, ["_cdist_forward"])
+
+
+@pytest.fixture
+def probes_by_value():
+    """`grader.probes` registered for pickling by value as the judge registers it, for one test."""
+    import cloudpickle
+
+    from grader.judge.plugin import ship_probes_by_value
+
+    before = cloudpickle.list_registry_pickle_by_value()
+    ship_probes_by_value()
+    registered = cloudpickle.list_registry_pickle_by_value()
+    yield registered
+    for module in (probes, *probes.SUBMODULES):
+        if module.__name__ in registered - before:
+            cloudpickle.unregister_pickle_by_value(module)
+
+
+def test_the_judge_registers_every_module_of_probes_by_value(probes_by_value):
+    import pkgutil
+
+    files = {f"grader.probes.{m.name}" for m in pkgutil.iter_modules(probes.__path__)}
+    assert files == {m.__name__ for m in probes.SUBMODULES}, "list every module of grader.probes in SUBMODULES"
+    assert {"grader.probes", *files} <= probes_by_value
+
+
+def test_probes_reach_the_worker_by_value_never_from_its_own_copy(subject, probes_by_value):
+    """A probe that uses the helpers carries their code: the worker's own `grader.probes` (which
+    the candidate's code could have changed) supplies none of them."""
+    def homes(model):
+        import sys
+
+        helpers = [getattr(probes, name) for name in probes.__all__ if name not in ("MAX_WALK", "SUBMODULES")]
+        own = [h.__qualname__ for h in helpers if getattr(sys.modules[h.__module__], h.__qualname__, None) is h]
+        own += [m.__name__ for m in probes.SUBMODULES if sys.modules.get(m.__name__) is m]
+        return own, sorted(probes.state_dict(model))
+
+    assert _probe(subject, homes, nn.Linear(2, 3)) == ([], ["bias", "weight"])
+
+
+def test_the_helpers_load_where_grader_probes_cannot_be_imported(probes_by_value, tmp_path):
+    import subprocess
+    import sys
+
+    import cloudpickle
+
+    helpers = [getattr(probes, name) for name in probes.__all__ if name not in ("MAX_WALK", "SUBMODULES")]
+    (tmp_path / "blob").write_bytes(cloudpickle.dumps((helpers, lambda m: sorted(probes.state_dict(m)))))
+    names = ["grader.probes", *(m.__name__ for m in probes.SUBMODULES)]
+    script = (f"import pickle, sys, torch\nfor name in {names!r}: sys.modules[name] = None  # refused\n"
+              f"helpers, probe = pickle.loads(open({str(tmp_path / 'blob')!r}, 'rb').read())\n"
+              "print(len(helpers), probe(torch.nn.Linear(2, 3)))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == [str(len(helpers)), "['bias',", "'weight']"]
+
+
+def test_the_tamper_guard_watches_every_module_of_the_probes():
+    """A probe that imports `grader.probes` inside its body runs the worker's copy: the guard must
+    see a replaced helper in any of the package's modules (tests/attacks: probes_patched)."""
+    from grader import probes
+    from grader.sandbox import tamper
+
+    assert set(tamper.PROBES) == {"grader.probes"} | {m.__name__ for m in probes.SUBMODULES}
+    assert set(tamper.PROBES) <= set(tamper._WATCHED)

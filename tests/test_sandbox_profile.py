@@ -64,7 +64,7 @@ def _draws() -> list:
 
 
 def _seeded_draws(seed: int) -> list:
-    from grader.sandbox.worker import seed_everything
+    from grader.sandbox.worker_setup import seed_everything
 
     seed_everything(seed)
     return _draws()
@@ -114,8 +114,8 @@ def test_warm_up_runs_no_backward_and_asks_cuda_nothing():
         (x * x).sum().backward()  # the recorder works
         assert calls == ["autograd backward"], calls
         calls.clear()
-        from grader.sandbox.zygote import _warm_up
-        _warm_up(torch, {"autograd", "optim"})
+        from grader.sandbox.zygote import warm_up
+        warm_up(torch, {"autograd", "optim"})
         import sys
         assert "sympy" in sys.modules and "torch._dynamo" in sys.modules, "the warm-up must still import them"
         assert calls == [], calls
@@ -275,7 +275,7 @@ def test_landlocked_worker_writes_proc_self(zygote):
 
 
 def test_landlock_rules_include_cuda_paths_when_they_exist(tmp_path, monkeypatch):
-    from grader.sandbox import worker
+    from grader.sandbox import worker_setup
 
     proc, dev = tmp_path / "proc", tmp_path / "dev"
     (proc / "driver" / "nvidia").mkdir(parents=True)
@@ -283,16 +283,16 @@ def test_landlock_rules_include_cuda_paths_when_they_exist(tmp_path, monkeypatch
     dev.mkdir()
     for name in ("nvidia0", "nvidiactl", "nvidia-uvm", "null"):
         (dev / name).write_text("")
-    read, write = worker.cuda_paths(str(proc), str(dev))
+    read, write = worker_setup.cuda_paths(str(proc), str(dev))
     assert read == [str(proc / "driver" / "nvidia"), str(proc / "devices")]
     assert write == [str(dev / "nvidia-uvm"), str(dev / "nvidia0"), str(dev / "nvidiactl")]
-    assert worker.cuda_paths(str(tmp_path / "none"), str(tmp_path / "none")) == ([], [])
-    monkeypatch.setattr(worker, "cuda_paths", lambda: (read, write))
+    assert worker_setup.cuda_paths(str(tmp_path / "none"), str(tmp_path / "none")) == ([], [])
+    monkeypatch.setattr(worker_setup, "cuda_paths", lambda: (read, write))
     config = {"candidate": str(DATA / "sandbox_subject.py"), "scratch": str(tmp_path)}
-    all_read, all_write = worker.sandbox_paths(config)
+    all_read, all_write = worker_setup.sandbox_paths(config)
     assert set(read) <= set(all_read) and set(write) <= set(all_write)
     assert "/proc/self" in all_write and "/dev/shm" not in all_write  # /dev/shm: only where private
-    assert "/dev/shm" in worker.sandbox_paths({**config, "profile": "namespaces"})[1]
+    assert "/dev/shm" in worker_setup.sandbox_paths({**config, "profile": "namespaces"})[1]
 
 
 # --- cause 4: CUDA initialising itself is not tampering --------------------------------------------
@@ -300,7 +300,7 @@ def test_landlock_rules_include_cuda_paths_when_they_exist(tmp_path, monkeypatch
 def test_cuda_lazy_initialisation_is_not_tampering():
     script = """if True:
         import torch
-        from grader.sandbox.worker import TamperGuard
+        from grader.sandbox.tamper import TamperGuard
         guard = TamperGuard()
         # what torch.cuda._lazy_init and device_count() change in a worker on a GPU host
         torch.cuda._initialized = True
@@ -677,7 +677,7 @@ def test_exercise_requiring_a_gpu_is_not_run_without_one(tmp_path):
     ex = _exercise(tmp_path, "", "@check('value')\ndef test_scale(sub):\n"
                                  "    assert torch.equal(sub.scale(torch.ones(2)), torch.full((2,), 2.0))\n",
                    gpu="required")
-    run = grade([ex / "scaler.py"], root=tmp_path, exercises=["01"])
+    run = grade([ex / "scaler.py"], runtime="local", root=tmp_path, exercises=["01"])
     (result,) = run.submissions[0].exercises
     (only,) = result.checks
     assert only.outcome == "not_run"
@@ -723,7 +723,7 @@ def test_exercise_memory_limit_applies_to_its_workers(tmp_path):
     (tmp_path / "sub" / "scaler.py").write_text(
         "import time\n\ndef scale(x):\n    block = bytearray(600 << 20)\n    block[::4096] = b'x' * len(block[::4096])\n"
         "    time.sleep(30)\n")
-    run = grade([tmp_path / "sub" / "scaler.py"], root=tmp_path, exercises=["01"], timeout_s=20)
+    run = grade([tmp_path / "sub" / "scaler.py"], runtime="local", root=tmp_path, exercises=["01"], timeout_s=20)
     (check,) = run.submissions[0].exercises[0].checks
     assert check.outcome == "failed"
     assert re.search(r"memory limit 0\.3 GiB exceeded|out of memory: the worker's memory limit is 0\.3 GiB",
@@ -863,7 +863,7 @@ def test_verifier_loads_artifacts_without_the_submission(tmp_path):
     _exercise(tmp_path, "", VERIFIER_CHECKS)
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "scaler.py").write_text(VERIFIER_SUBMISSION)
-    run = grade([tmp_path / "sub" / "scaler.py"], root=tmp_path, exercises=["01"], timeout_s=120)
+    run = grade([tmp_path / "sub" / "scaler.py"], runtime="local", root=tmp_path, exercises=["01"], timeout_s=120)
     checks = {c.name: c for c in run.submissions[0].exercises[0].checks}
     for name in ("test_state_dict_checked_in_the_verifier", "test_torchscript_run_in_the_verifier",
                  "test_written_file_reaches_the_candidate"):

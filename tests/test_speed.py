@@ -82,7 +82,6 @@ def test_a_submission_gets_a_second_judge_only_when_it_repays_the_torch_import()
 def test_one_submission_with_many_exercises_is_shared_among_judges(monkeypatch):
     """The batch path (the CLI's `grade` and `check`): one submission and two cores, two judges,
     each over half of its exercises, every exercise graded once."""
-    from grader.batch import BatchOptions
     from grader.grading import grade
     from grader.runtimes.local import LocalRuntime
 
@@ -95,13 +94,13 @@ def test_one_submission_with_many_exercises_is_shared_among_judges(monkeypatch):
         return real(self, job, **kwargs)
 
     monkeypatch.setattr(LocalRuntime, "run", spy)
-    run = grade([ROOT / "exercises"], exercises=ids, visibility="public", batch=BatchOptions(jobs=2))
+    run = grade([ROOT / "exercises"], exercises=ids, visibility="public", runtime="local", jobs=2)
     assert len(calls) == 2 and sorted(calls[0] + calls[1]) == sorted(ids), calls
     graded = run.submissions[0].exercises
     assert [e.id for e in graded] == [ex.id for ex in Catalog.load(ROOT).select(ids)]  # the catalogue's order
     assert all(e.checks and e.score == 0 for e in graded)  # the stubs: every exercise graded, none passes
     calls.clear()
-    grade([ROOT / "exercises"], exercises=ids, visibility="public", batch=BatchOptions(jobs=1))
+    grade([ROOT / "exercises"], exercises=ids, visibility="public", runtime="local", jobs=1)
     assert len(calls) == 1
 
 
@@ -146,8 +145,8 @@ def test_fork_server_scans_proc_where_the_kernel_lists_no_children(monkeypatch):
 
 _TAMPER = """
 import inspect, sys, torch, numpy
-from grader.sandbox import worker
-guard = worker.TamperGuard()
+from grader.sandbox import tamper
+guard = tamper.TamperGuard()
 
 def reference():  # what the guard computed before its fast path: getattr_static on every name
     out = [f"sys.modules[{n!r}]" for n, m in guard.modules.items() if sys.modules.get(n) is not m]
@@ -399,7 +398,7 @@ def test_idle_openmp_threads_sleep_in_workers_instead_of_spinning(monkeypatch):
     assert thread_env({}) == {"OMP_WAIT_POLICY": "PASSIVE"} and judge_env()["OMP_WAIT_POLICY"]
     assert thread_env({"OMP_WAIT_POLICY": "ACTIVE"}) == {"OMP_WAIT_POLICY": "ACTIVE"}  # the user's choice
     monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
-    run = grade([SPIN], exercises=["05"], visibility="public", timeout_s=30)
+    run = grade([SPIN], runtime="local", exercises=["05"], visibility="public", timeout_s=30)
     message = next(c.message for c in run.submissions[0].exercises[0].checks if "spin:" in (c.message or ""))
     cpu, wall = (float(v) for v in message.split("spin: cpu ", 1)[1].split()[::2][:2])
     assert cpu < 0.5 * wall, f"the worker's idle OpenMP threads burnt {cpu:.3f} CPU-s in {wall:.3f} s"

@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from grader.catalog import Catalog
-from grader.grading import build_exercise
+from grader.grading.assemble import build_exercise
 from grader.judge import canary, source
 from grader.judge.plugin import MAX_RECORD, JudgePlugin
 from grader.judge.static import StaticView
@@ -390,7 +390,7 @@ def test_module_registries_that_lie_are_refused_and_torch_own_pass():
         import copy, torch
         from torch import nn
         from grader.sandbox import registries
-        from grader.sandbox.worker import TamperGuard, TamperingDetected
+        from grader.sandbox.tamper import TamperGuard, TamperingDetected
         registries.install()
         guard = TamperGuard()
 

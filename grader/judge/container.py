@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 from grader.judge.run import main_forked, preload, warm_ups
-from grader.sandbox.zygote import _prctl
+from grader.sandbox.libc import prctl
 from grader.sandbox.zygote_client import scrubbed_env  # torch-free: torch is imported by `main` only
 
 PR_SET_DUMPABLE = 4
@@ -40,7 +40,7 @@ def _drop_to(user: pwd.struct_passwd) -> None:
         raise SystemExit("could not drop privileges")
     # The change of user made the process undumpable (its /proc files root's), which exec used to
     # undo: the fork server must write its workers' /proc/PID/clear_refs (memory checks).
-    _prctl(PR_SET_DUMPABLE, 1)
+    prctl(PR_SET_DUMPABLE, 1)
 
 
 def _hand_back(folder: Path, uid: int, gid: int) -> None:

@@ -26,7 +26,7 @@ from grader.judge import source
 from grader.judge.explain import details
 from grader.judge.proxy import Submission, SubmissionProblem
 from grader.judge.static import StaticView
-from grader.practice.timelimit import QUICK_KEY, endless_loop_note, watch_limit
+from grader.judge.timelimit import QUICK_KEY, endless_loop_note, watch_limit
 from grader.sandbox import namespaces, privileges
 from grader.sandbox.client import Limits, Overloaded, WorkerFailure, Zygote
 from grader.sandbox.handles import RemoteError
@@ -36,6 +36,17 @@ MAX_FLAGS = 50  # static flags per file in a record
 MAX_FLAG_TEXT = 300
 MAX_RECORD = 256 << 10  # one results line; `runtimes.base.read_records` skips longer lines
 MAX_OUTPUT = 2000  # characters of a public check's captured output
+
+
+def ship_probes_by_value() -> None:
+    """Register `grader.probes` and each of its modules (`probes.SUBMODULES`) for pickling by value:
+    a probe that uses them carries their code to the worker, which must not supply these helpers."""
+    import cloudpickle
+
+    from grader import probes
+
+    for module in (probes, *probes.SUBMODULES):
+        cloudpickle.register_pickle_by_value(module)
 
 
 class JudgePlugin:
@@ -50,7 +61,7 @@ class JudgePlugin:
         self.limits = Limits(**spec.get("limits", {}))
         self.seed_value = int(spec.get("seed", 0))
         self.timeout_override = spec.get("timeout_s")
-        self.quick = bool(spec.get(QUICK_KEY))  # `grader watch`: short limits (grader.practice.timelimit)
+        self.quick = bool(spec.get(QUICK_KEY))  # `grader watch`: short limits (grader.judge.timelimit)
         self.cuda = torch.cuda.is_available()
         from grader.sandbox import landlock
 
@@ -138,9 +149,7 @@ class JudgePlugin:
                 cloudpickle.register_pickle_by_value(module)
             except ValueError:
                 pass
-        import grader.probes
-
-        cloudpickle.register_pickle_by_value(grader.probes)  # the worker must not supply these helpers
+        ship_probes_by_value()
         kept, dropped = [], []
         for item in items:
             info = self.describe(item)
@@ -378,7 +387,7 @@ PROFILE_PROTECTIONS = {
 
 
 def sandbox_profile(zygote: Zygote) -> str:
-    """How workers are walled off from the host (see `grader.sandbox.worker._sandbox`): in the
+    """How workers are walled off from the host (see `grader.sandbox.worker_setup.enter_sandbox`): in the
     container, by the container; on this machine, by private namespaces where the kernel lets
     us create them ($GRADER_NAMESPACES=0 turns them off), else by refusing every socket."""
     if zygote.attached:

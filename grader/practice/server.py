@@ -28,7 +28,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from grader.sandbox.zygote import PR_SET_PDEATHSIG, _prctl
+from grader.sandbox.libc import PR_SET_PDEATHSIG, prctl
 
 
 def _send(out, event: dict) -> None:
@@ -80,7 +80,7 @@ class WarmServer:
             code = 1
             try:
                 os.close(read_end)
-                _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+                prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
                 code = _run_child(spec, log_path, self.zygote)
             finally:
                 os._exit(code)
@@ -241,7 +241,7 @@ def _run_child(spec: dict, log_path: str, zygote) -> int:
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else argv
     scratch_root, warm_ups = argv[0], [w for w in argv[1].split(",") if w and w != "none"]
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with `grader watch`, and its fork server with it
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with `grader watch`, and its fork server with it
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     os.environ.pop("PYTEST_ADDOPTS", None)
     os.environ.pop("PYTEST_PLUGINS", None)

@@ -201,7 +201,8 @@ class JudgeTemplate:
 
 def _become_judge(request: dict, template_pid: int, inherited: list) -> str:
     """In the forked child: become `python -m grader.judge SPEC` (see the module's docstring)."""
-    from grader.sandbox.zygote import PR_SET_PDEATHSIG, _prctl, redirect_stdio
+    from grader.sandbox.libc import PR_SET_PDEATHSIG, prctl
+    from grader.sandbox.zygote import redirect_stdio
 
     signal.set_wakeup_fd(-1)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -211,7 +212,7 @@ def _become_judge(request: dict, template_pid: int, inherited: list) -> str:
         else:
             thing.close()
     os.setsid()
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
     if os.getppid() != template_pid:  # the template died before the death signal was set
         os._exit(70)
     log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -252,7 +253,7 @@ def main() -> None:
     # reader has gone (a grader that stopped waiting, a dead worker) must raise, not kill
     from grader.judge.run import main_forked, preload
     from grader.sandbox.hugepages import collapse_anonymous_memory
-    from grader.sandbox.zygote import _warm_up, fork_server_state
+    from grader.sandbox.zygote import fork_server_state, warm_up
 
     torch = preload(set())
     ready = json.dumps({"ready": True, "pid": os.getpid(), **fork_server_state(torch)}).encode()
@@ -338,7 +339,7 @@ def main() -> None:
                 many = forks > 0 or bool(request.get("many"))
                 missing = set(request.get("warm_ups", ())) - warmed
                 if missing and many:
-                    _warm_up(torch, missing)
+                    warm_up(torch, missing)
                     warmed |= missing
                 if many and not collapsed:
                     collapse_anonymous_memory()

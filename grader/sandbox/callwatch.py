@@ -253,7 +253,7 @@ def close_block(block: Block) -> list[str]:
 def refuse(problems: list[str]) -> None:
     """Raise `TamperingDetected` for what `close_block` found, if anything."""
     if problems:
-        from grader.sandbox.worker import TamperingDetected
+        from grader.sandbox.tamper import TamperingDetected
 
         raise TamperingDetected(f"the submission interfered with the grader's call watch ({'; '.join(problems)}): "
                                 "what this check observed cannot be trusted")

@@ -163,7 +163,7 @@ class Worker:
     cuda: bool = False
     submission_root: str | None = None
     landlock: bool = False  # ask the worker to sandbox itself with Landlock
-    profile: str = "restricted"  # namespaces | container | restricted (see worker._sandbox)
+    profile: str = "restricted"  # namespaces | container | restricted (see worker_setup.enter_sandbox)
     role: str = "worker"  # or "verifier": a worker that imports no submission (see grader.sandbox.verifier)
     network: str = "loopback"  # the exercise's: none (Unix sockets only) | loopback (IP too, on its own loopback)
     sandbox: Any = None  # what the worker reported: the Landlock ABI applied, or why it failed

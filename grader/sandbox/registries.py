@@ -20,7 +20,7 @@ from typing import Any
 
 from torch import nn
 
-from grader.sandbox.worker import TamperingDetected
+from grader.sandbox.tamper import TamperingDetected
 
 REGISTRIES = ("_modules", "_parameters", "_buffers")
 # the hook registries nn.Module.__init__ makes: torch fires what they hold whatever their class says,
@@ -34,7 +34,7 @@ _READERS = ("state_dict", "load_state_dict", "_load_from_state_dict", "named_mod
             "named_parameters", "named_buffers", "_named_members", "_apply")
 _PLAIN = (dict, OrderedDict)
 # torch's own registry types (TorchScript's modules keep theirs in C++ behind these): exact types
-# only, and the tamper guard watches their methods (`worker._WATCHED`)
+# only, and the tamper guard watches their methods (`tamper._WATCHED`)
 TORCH_TYPES = ("torch.jit._script.OrderedDictWrapper", "torch.jit._script.OrderedModuleDict")
 
 

@@ -22,6 +22,8 @@ from typing import Any
 
 from grader.sandbox import codec
 from grader.sandbox.protocol import ChannelClosed, recv_msg, send_msg
+from grader.sandbox.serving import RequestUnpickler, error_answer, keep_frames_under
+from grader.sandbox.worker_setup import apply_limits, compile_caches, ensure_seeded, enter_sandbox
 
 MAX_FILE = 256 << 20  # the most `read_file` returns, whatever the caller asks
 
@@ -62,17 +64,15 @@ def _refuse(obj: Any) -> codec.Ref:
 
 def serve(sock: socket.socket, config: dict) -> None:
     """Run in the forked child: limits, sandbox, then run the judge's functions on what it sends."""
-    from grader.sandbox import worker
-
     scratch = config["scratch"]
     os.chdir(scratch)
-    os.environ.update({"HOME": scratch, "TMPDIR": scratch, **worker.compile_caches(scratch)})
+    os.environ.update({"HOME": scratch, "TMPDIR": scratch, **compile_caches(scratch)})
     tempfile.tempdir = scratch
-    worker._CANDIDATE_DIR = scratch  # tracebacks keep no frame of the judge's function (a hidden check's)
-    worker.apply_limits(config.get("rlimits", {}))
+    keep_frames_under(scratch)  # tracebacks keep no frame of the judge's function (a hidden check's)
+    apply_limits(config.get("rlimits", {}))
     # nothing of the candidate's to read: its "submission" is its own scratch
-    sandbox = worker._sandbox({**config, "candidate": os.path.join(scratch, "none.py"), "submission_root": scratch})
-    worker.ensure_seeded(config)
+    sandbox = enter_sandbox({**config, "candidate": os.path.join(scratch, "none.py"), "submission_root": scratch})
+    ensure_seeded(config)
     sys.dont_write_bytecode = True
     send_msg(sock, codec.encode({"ready": True, "scratch": scratch, "sandbox": sandbox}, _refuse))
     while True:
@@ -81,11 +81,11 @@ def serve(sock: socket.socket, config: dict) -> None:
         except ChannelClosed:
             return
         try:
-            req = worker._Unpickler(bytes(raw), {}).load()
+            req = RequestUnpickler(bytes(raw), {}).load()
             if req.get("op") != "verify":
                 raise ValueError(f"the verifier runs functions only, not {req.get('op')!r}")
             answer = {"ok": req["fn"](*req.get("args", ()), **req.get("kwargs", {}))}
             payload = codec.encode(answer, _refuse)
         except BaseException as exc:  # noqa: BLE001 - reported to the judge as the check's failure
-            payload = codec.encode(worker._error(exc), _refuse)
+            payload = codec.encode(error_answer(exc), _refuse)
         send_msg(sock, payload)

@@ -36,18 +36,9 @@ import time
 
 from grader.sandbox.cleanup import remove_tree
 from grader.sandbox.hugepages import Collapser
-from grader.sandbox.libc import libc
+from grader.sandbox.libc import PR_SET_PDEATHSIG, libc, prctl
 from grader.sandbox.privileges import PR_SET_CHILD_SUBREAPER, PR_SET_THP_DISABLE
 from grader.sandbox.treemem import PAGE, children_faults, tree_memory
-
-PR_SET_PDEATHSIG = 1
-
-
-def _prctl(option: int, value: int) -> None:
-    try:
-        libc().prctl(option, value, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass  # not Linux: no death signal, no subreaper
 
 
 def redirect_stdio(output_fd: int) -> None:
@@ -63,8 +54,8 @@ def redirect_stdio(output_fd: int) -> None:
 def _fork_server_settings() -> None:
     """What the fork server sets for itself however it was started: it dies with its judge,
     adopts the orphans its workers leave, and a write to a closed pipe ends it as in C."""
-    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    _prctl(PR_SET_CHILD_SUBREAPER, 1)
+    prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 
 
@@ -195,12 +186,12 @@ def _fork_worker(ctrl: socket.socket, request: dict, fds: list[int]) -> tuple[in
             os.close(report_r)
             request = {**request, "report_fd": report_w}
             os.setsid()
-            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             # What a measured call's processes write is counted in page faults (see
             # treemem.children_faults): orphans come back here, every fault is one 4 KiB page.
             # Neither can be undone: the seccomp filter refuses both prctl options.
-            _prctl(PR_SET_CHILD_SUBREAPER, 1)
-            _prctl(PR_SET_THP_DISABLE, 1)
+            prctl(PR_SET_CHILD_SUBREAPER, 1)
+            prctl(PR_SET_THP_DISABLE, 1)
             redirect_stdio(output_fd)
             os.close(output_fd)
             sys.stdout.reconfigure(line_buffering=True)
@@ -324,7 +315,7 @@ class Workers:
                 time.sleep(0.001)
 
 
-def _warm_up(torch, features: set[str]) -> None:
+def warm_up(torch, features: set[str]) -> None:
     """Trigger torch's lazy imports once here rather than in every worker, for the features the
     judge asks for: "autograd" (grad with grad_outputs imports sympy through
     torch.fx.experimental.symbolic_shapes, ~500 modules, 0.4 s), "optim" (an optimizer's first step
@@ -364,15 +355,15 @@ def fork_server_state(torch) -> dict:
 
 
 def prepare(warm: set[str]):
-    """Import what every worker needs, once, and warm up `warm` (see `_warm_up`); returns torch.
+    """Import what every worker needs, once, and warm up `warm` (see `warm_up`); returns torch.
     The judge template (grader.runtimes.template) runs this too, before it forks anything: a fork
     server forked from it finds everything imported."""
     os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")  # see zygote_client.scrubbed_env
     # What every worker imports, imported once here. Beside numpy and torch: what nine workers in
     # ten imported on their own before (strace of validating 17 exercises): the serialization
     # settings torch reads lazily on a tensor's first pickling (torch.utils.serialization.config,
-    # which reads its own source), and the probes that checks send by reference (grader.probes,
-    # 12 ms a worker: workers run with -B, so where PYTHONDONTWRITEBYTECODE is set the package has
+    # which reads its own source), and grader.probes (a probe that imports it in its body gets this
+    # copy, watched by the tamper guard; 12 ms a worker: workers run with -B, so where PYTHONDONTWRITEBYTECODE is set the package has
     # no bytecode cache and each worker compiled it); multiprocessing's process-start modules, for
     # every DataLoader with workers; landlock, namespaces (and privileges, imported above): what
     # every worker imports while sandboxing itself (it was a third of a worker's set-up).
@@ -392,7 +383,7 @@ def prepare(warm: set[str]):
     import grader.sandbox.worker  # noqa: F401
     libc()  # loaded once here, before any fork (see grader.sandbox.libc)
     try:
-        _warm_up(torch, warm)
+        warm_up(torch, warm)
     except Exception as exc:  # noqa: BLE001 - an optimisation only: workers import lazily instead
         print(f"warm-up skipped: {exc!r}", file=sys.stderr)
     return torch
@@ -445,11 +436,13 @@ def serve(ctrl: socket.socket, scratch_root: str, torch) -> None:
     """Answer the judge's requests on `ctrl` until it says exit or goes."""
     import grader.sandbox.callwatch
     import grader.sandbox.registries
+    import grader.sandbox.tamper
     import grader.sandbox.worker
+    import grader.sandbox.worker_setup
 
     grader.sandbox.registries.install()  # before the snapshot: a replaced wrapper is tampering
     grader.sandbox.callwatch.install()  # the audit hook that sees sys.setprofile, before any candidate code
-    grader.sandbox.worker.PRISTINE = grader.sandbox.worker.TamperGuard()
+    grader.sandbox.worker.PRISTINE = grader.sandbox.tamper.TamperGuard()
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     workers = Workers()
@@ -478,8 +471,8 @@ def serve(ctrl: socket.socket, scratch_root: str, torch) -> None:
             if seeded != seed:
                 # Seeded here, once per seed, rather than in every worker: nothing in this process
                 # draws a random number, so each child inherits the generators' state as seeding
-                # leaves it (grader.sandbox.worker.ensure_seeded).
-                grader.sandbox.worker.seed_everything(seed)
+                # leaves it (grader.sandbox.worker_setup.ensure_seeded).
+                grader.sandbox.worker_setup.seed_everything(seed)
                 seeded = seed
             base = _resident()
             pid, report_fd = _fork_worker(ctrl, {**request, "scratch_root": scratch_root, "preseeded": seeded},

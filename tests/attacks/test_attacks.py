@@ -360,6 +360,10 @@ HIDDEN = [
            r"aten\._fused_adamw_ \(reached at torch's dispatcher\)"),
           ("clock_from_c", "70_gpu_benchmarking", "test_uses_perf_counter",
            r"benchmark reported min_ms=[\d.]+: its times come from another clock"))),
+    # the probes' own helpers replaced in the worker: a probe that imports `grader.probes` in its body
+    # gets the worker's copy, whose train_steps here runs torch's SGD for a no-op optimizer
+    Attack("probes_patched", {}, exercise="37_sgd_from_scratch",
+           flags=("assigns to grader.probes.train_steps",), evidence=_tampering_flagged),
     # a getter of torch._C that a check reads its flags through
     Attack("cudnn_getter_lie", {"*": VOIDED}, exercise="59_reproducibility",
            flags=("assigns to torch._C._get_cudnn_benchmark",), evidence=_tampering_flagged),
@@ -1095,9 +1099,9 @@ def test_torch_changing_itself_is_not_tampering():
 
     script = """if True:
         import time, torch
-        from grader.sandbox.zygote import _warm_up
-        _warm_up(torch, {"autograd"})
-        from grader.sandbox.worker import TamperGuard
+        from grader.sandbox.zygote import warm_up
+        warm_up(torch, {"autograd"})
+        from grader.sandbox.tamper import TamperGuard
         guard = TamperGuard()
         layer = torch.nn.Linear(2, 2)
         layer(torch.ones(1, 2)).sum().backward()
