@@ -88,7 +88,7 @@ def main() -> None:
         configs["docker --jobs 2"] = [*base, "--runtime", "docker", "--jobs", "2", *image]
     cluster = None
     if args.ray:
-        from grader.runtimes.raylocal import LocalRayCluster
+        from tests.support.ray_cluster import LocalRayCluster
 
         cluster = LocalRayCluster(head_cpus=2)
         configs["ray (local on node)"] = [*base, "--runtime", "ray", "--address", cluster.address,

@@ -207,7 +207,7 @@ def verify(report: dict, results: Path, named: list[Path], expected: dict, n_var
 
 
 def ray_phase(args, work, named, expected, n_variants, prefix, env, extra) -> bool:
-    from grader.runtimes.raylocal import LocalRayCluster
+    from tests.support.ray_cluster import LocalRayCluster
 
     t0 = time.monotonic()
     cluster = LocalRayCluster(head_cpus=1)

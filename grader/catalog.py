@@ -4,6 +4,8 @@ An exercise folder holds README.md, exercise.toml, the stub `<name>.py`, test_pu
 test_hidden.py. Its reference solution and known mistakes live in `solutions/<track>/<NN_name>/`.
 A candidate bundle (`grader export`) ships no test_hidden.py: such an exercise loads with
 `has_hidden_tests` False, and what needs the hidden checks says so (`require_hidden_tests`).
+The catalog is one primary root's exercises and those of the exercise packs in use (`union`; a
+pack.toml and the packs in use: `grader.pack_manifest`; what else packs do: `grader.packs`).
 """
 
 from __future__ import annotations
@@ -11,11 +13,12 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.errors import ExerciseDefinitionError, UsageError
-from grader.packs import Pack
+from grader.pack_manifest import Pack, PackError, check_unique, load_packs, pack_of_root
 
 DIFFICULTY_POINTS = {"easy": 10, "medium": 20, "hard": 30}
 GPU_POLICIES = ("required", "optional", "no")
@@ -262,6 +265,36 @@ def scan_root(root: Path, allow_missing_stub: bool = False,
     return exercises, problems, renamed
 
 
+def union(root: Path, own: Pack | None, exercises: list[Exercise], problems: dict[str, str], renamed: set[str],
+          paths: list[Path] | None, allow_missing_stub: bool) -> tuple[list[Pack], list[Exercise]]:
+    """Add the exercises of the packs at `paths` (None: $GRADER_PACKS) to those of the primary root
+    (`exercises`, `problems` and `renamed` are updated in place; the merged list is returned, the
+    primary root's first). A pack exercise whose folder name another root uses is renamed
+    `<pack>/<folder>`; the primary root's exercises keep their names."""
+    if own is not None:
+        check_unique(own)
+    packs = load_packs(paths, exclude=root)
+    names = {own.name: own.path} if own else {}
+    per_pack: list[tuple[Pack, list[Exercise]]] = []
+    for pack in packs:
+        if pack.name in names:
+            raise PackError(f"{pack.toml}: two packs are named {pack.name!r} ({names[pack.name]} and {pack.path}): "
+                            f"rename one in its pack.toml")
+        names[pack.name] = pack.path
+        check_unique(pack)
+        found, broken, stubless = scan_root(pack.path, allow_missing_stub, pack)
+        per_pack.append((pack, found))
+        problems.update({f"{pack.name}/{name}": why for name, why in broken.items()})
+        renamed.update(f"{pack.name}/{name}" for name in stubless)
+    uses = Counter(ex.dir.name for ex in exercises)
+    for _, found in per_pack:
+        uses.update(ex.dir.name for ex in found)
+    merged = list(exercises)
+    for pack, found in per_pack:
+        merged += [replace(ex, id=f"{pack.name}/{ex.id}") if uses[ex.dir.name] > 1 else ex for ex in found]
+    return packs, merged
+
+
 @dataclass
 class Catalog:
     """The exercises of one primary root plus those of the exercise packs in use (grader.packs)."""
@@ -277,9 +310,7 @@ class Catalog:
     def load(cls, root: Path | None = None, allow_missing_stub: bool = False,
              packs: list[Path] | None = None) -> Catalog:
         """The catalog of `root` (default: `default_root()`) and of the packs at `packs` (None: those
-        of $GRADER_PACKS and --pack, see grader.packs)."""
-        from grader.packs import pack_of_root, union
-
+        of $GRADER_PACKS and --pack, see grader.pack_manifest)."""
         root = (root or default_root()).resolve()
         ex_root = root / "exercises"
         own = pack_of_root(root)

@@ -27,12 +27,12 @@ def install(cli: click.Group, handle_errors) -> None:
 
 def _add_pack_option(command: click.Command, handle_errors, warn: bool) -> None:
     command.params.append(click.Option(["--pack", "packs"], multiple=True, metavar="PATH",
-                                       type=click.Path(path_type=Path), help=PACK_HELP))  # checked by grader.packs
+                                       type=click.Path(path_type=Path), help=PACK_HELP))  # checked by grader.pack_manifest
     original = command.callback
 
     @functools.wraps(original)
     def callback(*args, packs: tuple[Path, ...] = (), **kwargs):
-        from grader.packs import PACKS_ENV, use_packs
+        from grader.pack_manifest import PACKS_ENV, use_packs
 
         before = os.environ.get(PACKS_ENV)
         try:
@@ -51,7 +51,8 @@ def _add_pack_option(command: click.Command, handle_errors, warn: bool) -> None:
 
 def _warn_torch() -> None:
     from grader.catalog import default_root
-    from grader.packs import active_packs, running_torch, torch_differs, torch_warning
+    from grader.pack_manifest import running_torch, torch_differs, torch_warning
+    from grader.packs import active_packs
 
     running = running_torch()
     for pack in active_packs(default_root()):
@@ -82,7 +83,7 @@ def _new_command(handle_errors) -> click.Command:
           grader new attention_mask --track modules
           grader new attention_mask --root ../acme-pack
         """
-        from grader.packs import configured_paths
+        from grader.pack_manifest import configured_paths
         from grader.roots import find_root
         from grader.scaffold import scaffold
 

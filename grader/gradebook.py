@@ -1,15 +1,11 @@
 """What an interviewer grading a batch needs beyond the reports: every submission graded on the
-same exercises, a gradebook CSV (`--csv`), and one candidate-facing report per submission
-(`--feedback-dir`).
+same exercises, and one candidate-facing report per submission (`--feedback-dir`). The gradebook
+CSV (`--csv`) is a report: `grader.reports.csv_report`.
 
 - `same_exercises`: in a batch (more than one submission, no `--exercises`), the exercises asked
   of every submission are those found in any of them; an exercise a submission lacks scores 0 of
   its points, with a note, and its checks are those the others were graded on (so the overview
   ranks every candidate over the same points). One submission alone keeps only what it holds.
-- `render_csv`: one row per submission, one column per exercise (its points; with `kinds`, one
-  more per check kind), then score, max_score, percent, flags, tampering and status. A cell a
-  submission can influence (its name, path, error) that starts with `=`, `+`, `-`, `@`, a tab or
-  a carriage return is prefixed with `'`, so that no spreadsheet reads it as a formula.
 - `write_feedback`: `<name>.html` and `<name>.md` per submission, in the candidate's form
   (`grader.reports.audience`: hidden checks only in aggregate), named after the submission with
   a file name that is safe everywhere and unique in the folder.
@@ -17,24 +13,14 @@ same exercises, a gradebook CSV (`--csv`), and one candidate-facing report per s
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
 import re
 from pathlib import Path
 
-from grader.catalog import CHECK_KINDS
 from grader.errors import UsageError
-from grader.results import CheckResult, ExerciseResult, GradeRun, SubmissionResult, fmt_points
+from grader.results import CheckResult, ExerciseResult, GradeRun, SubmissionResult
 
-TAMPERING = "tampering detected"  # how the judge's tampering verdicts start (grader/judge/proxy.py)
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
 _RESERVED = {"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(1, 10)), *(f"LPT{i}" for i in range(1, 10))}
-
-
-def is_tampering(message: str) -> bool:
-    """A flag that is a tampering verdict (the exercise is voided), not a note for the interviewer."""
-    return message.startswith(TAMPERING)
 
 
 # --- the same exercises for every submission of a batch ---------------------------------------------
@@ -97,58 +83,6 @@ def archive_paths(exercises: tuple[ExerciseResult, ...], unpacked: str, archive:
     return tuple(out)
 
 
-# --- the gradebook ---------------------------------------------------------------------------------
-
-def spreadsheet_safe(text: object) -> str:
-    """A cell no spreadsheet evaluates: text starting like a formula gets a leading `'`."""
-    text = str(text)
-    return "'" + text if text.startswith(_FORMULA) else text
-
-
-def _kind_points(ex: ExerciseResult) -> dict[str, float]:
-    points: dict[str, float] = {}
-    for c in ex.checks:
-        if c.outcome != "not_run":
-            points[c.kind] = points.get(c.kind, 0.0) + c.score
-    return points
-
-
-def render_csv(run: GradeRun, kinds: bool = False) -> str:
-    """The gradebook (see the module docstring); UTF-8, comma-separated, one header row."""
-    ids = list(dict.fromkeys(ex.id for sub in run.submissions for ex in sub.exercises))
-    kind_cols: dict[str, list[str]] = {}
-    if kinds:
-        for ex_id in ids:
-            seen = {c.kind for sub in run.submissions for ex in sub.exercises if ex.id == ex_id for c in ex.checks
-                    if c.outcome != "not_run"}
-            kind_cols[ex_id] = [k for k in CHECK_KINDS if k in seen] + sorted(seen - set(CHECK_KINDS))
-    header = ["submission", "path"]
-    for ex_id in ids:
-        header += [ex_id, *(f"{ex_id} {kind}" for kind in kind_cols.get(ex_id, []))]
-    header += ["score", "max_score", "percent", "flags", "tampering", "status"]
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\r\n")
-    writer.writerow(header)
-    for sub in run.submissions:
-        by_id = {ex.id: ex for ex in sub.exercises}
-        row = [spreadsheet_safe(sub.name), spreadsheet_safe(sub.path)]
-        for ex_id in ids:
-            ex = by_id.get(ex_id)
-            row.append(fmt_points(ex.score) if ex else "")
-            points = _kind_points(ex) if ex else {}
-            row += [fmt_points(points[k]) if k in points else "" for k in kind_cols.get(ex_id, [])]
-        flags = [f for ex in sub.exercises for f in ex.flags]
-        status = f"not graded: {sub.error}" if sub.error else "graded"
-        row += [fmt_points(sub.score), fmt_points(sub.max_score), f"{sub.percent:g}", str(len(flags)),
-                str(sum(is_tampering(f.message) for f in flags)), spreadsheet_safe(" ".join(status.split()))]
-        writer.writerow(row)
-    for missed in run.extra.get("partial", {}).get("not_graded", []):
-        row = [spreadsheet_safe(missed.get("name", "")), spreadsheet_safe(missed.get("path", ""))]
-        row += [""] * (len(header) - 3) + ["not graded: the run was interrupted before it"]
-        writer.writerow(row)
-    return buf.getvalue()
-
-
 # --- feedback for each candidate -------------------------------------------------------------------
 
 def file_stems(names: list[str]) -> list[str]:
@@ -171,7 +105,7 @@ def file_stems(names: list[str]) -> list[str]:
 
 def plan_feedback(folder: Path, submissions: list[Path]) -> Path:
     """Check, before grading, that `--feedback-dir` can be written and is no submission's folder."""
-    from grader.outputs import _probe_writable
+    from grader.outputs import probe_writable
 
     if folder.exists() and not folder.is_dir():
         raise UsageError(f"--feedback-dir {folder} is a file: give a folder (it is created if missing)")
@@ -181,7 +115,7 @@ def plan_feedback(folder: Path, submissions: list[Path]) -> Path:
         if sub_resolved.is_dir() and (resolved == sub_resolved or resolved.is_relative_to(sub_resolved)):
             raise UsageError(f"--feedback-dir {folder} is inside the submission {sub}: its files would join the "
                              f"submission; write feedback elsewhere")
-    _probe_writable("--feedback-dir", folder / ".grader-feedback-probe")
+    probe_writable("--feedback-dir", folder / ".grader-feedback-probe")
     return folder
 
 

@@ -60,7 +60,7 @@ def plan_reports(requested: dict[str, Path | str | None], submissions: list[Path
             raise UsageError(f"{flag} and {seen[resolved]} both write {path}: give each report its own file")
         seen[resolved] = flag
         _refuse_submission(flag, path, resolved, submissions)
-        _probe_writable(flag, path)
+        probe_writable(flag, path)
         targets.append(ReportTarget(kind, path, opts))
     if len(to_stdout) > 1:
         raise UsageError(f"{' and '.join(to_stdout)} all write to standard output (-): send at most one there")
@@ -83,7 +83,7 @@ def _suffix(flag: str) -> str:
             "--html": ".html", "--csv": ".csv"}.get(flag, "")
 
 
-def _probe_writable(flag: str, path: Path) -> None:
+def probe_writable(flag: str, path: Path) -> None:
     """Make the folder and open the file for appending (removing it again if it did not exist):
     the only sure test that the report can be written later."""
     if path.is_dir():

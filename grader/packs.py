@@ -15,15 +15,12 @@ alone. Each exercise knows its pack (`Exercise.pack`, None for the built-in cata
 own exercises/ and solutions/ folders; an exercise whose folder name another root also uses is
 known as `<pack>/<folder>` (`acme/03_attention_mask`), and any pack exercise may be named so.
 
-    from grader.packs import load_pack, use_packs
-    pack = load_pack(Path("acme-pack"))          # PackError (exit 2) naming pack.toml and the fix
-    use_packs([Path("acme-pack")])               # what --pack does: every Catalog.load() sees it
-
-Reports name the pack and version of every pack exercise, and warn when the pack was validated with
-another torch than the one that graded (`report_lines`). `grader image build --pack PATH` copies a
-pack to /opt/grader/packs/<name> in the grading image and labels the image with the pack's hash
-(`pack_hash`), which the stale-image check compares; the Ray runtime ships packs to its nodes
-(`archive` / `unpack`).
+Reading a pack.toml and the packs in use is `grader.pack_manifest`'s (below the catalog); this
+module builds on the catalog. Reports name the pack and version of every pack exercise, and warn
+when the pack was validated with another torch than the one that graded (`grader.results.pack_notes`).
+`grader image build --pack PATH` copies a pack to /opt/grader/packs/<name> in the grading image and
+labels the image with the pack's hash (`pack_hash`), which the stale-image check compares; the Ray
+runtime ships packs to its nodes (`archive` / `unpack`).
 """
 
 from __future__ import annotations
@@ -31,223 +28,33 @@ from __future__ import annotations
 import hashlib
 import io
 import os
-import re
 import tarfile
 import tempfile
-import tomllib
-from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grader.errors import UsageError
+from grader.pack_manifest import (
+    PACK_FILE,
+    Pack,
+    PackError,
+    check_unique,
+    load_packs,
+    pack_of_root,
+    running_torch,
+    torch_differs,
+    torch_warning,
+)
 
 if TYPE_CHECKING:
     from grader.catalog import Exercise
-    from grader.results import GradeRun
 
-PACK_FILE = "pack.toml"
-PACKS_ENV = "GRADER_PACKS"
 IMAGE_PACKS = "packs"  # the image's packs live in /opt/grader/packs/<name>
 PACK_LABEL_PREFIX = "torch-grader.pack."  # + name: the image label holding that pack's hash
-_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*$")
-_EXERCISE_DIR_RE = re.compile(r"^(\d\d)_([a-z0-9_]+)$")
-_FIELDS = {"name": True, "version": True, "torch": True, "description": False}
-EXAMPLE = 'name = "acme"\nversion = "1.0.0"\ntorch = "2.13.0"   # the torch version the pack was validated with'
 
 
-class PackError(UsageError):
-    """A pack cannot be used as given (no pack.toml, a malformed one, colliding ids): exit 2."""
-
-
-@dataclass(frozen=True)
-class Pack:
-    """One pack, as its pack.toml declares it."""
-
-    name: str
-    version: str
-    torch: str  # the torch version its exercises were validated with
-    path: Path  # the pack's folder (resolved)
-    description: str = ""
-
-    @property
-    def label(self) -> str:
-        return f"{self.name} {self.version}"
-
-    @property
-    def toml(self) -> Path:
-        return self.path / PACK_FILE
-
-
-def _fix(path: Path, what: str) -> PackError:
-    return PackError(f"{path}: {what}. A pack's pack.toml reads, for example:\n{EXAMPLE}")
-
-
-def load_pack(folder: Path) -> Pack:
-    """Read `folder`/pack.toml. Raises PackError naming the file and what to fix."""
-    folder = Path(folder).expanduser()
-    if not folder.is_dir():
-        raise PackError(f"{folder}: no such folder: a pack is a folder holding pack.toml, exercises/ and solutions/")
-    folder = folder.resolve()
-    path = folder / PACK_FILE
-    if not path.is_file():
-        raise _fix(path, "missing: a pack is a folder with exercises/, solutions/ and a pack.toml that names it; "
-                         "write one")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise _fix(path, f"invalid TOML ({exc})") from None
-    for key in data:
-        if key not in _FIELDS:
-            raise _fix(path, f"unknown field '{key}' (known fields: {', '.join(_FIELDS)})")
-    for key, required in _FIELDS.items():
-        if key not in data:
-            if required:
-                raise _fix(path, f"missing required field '{key}'")
-            continue
-        if not isinstance(data[key], str) or (required and not data[key].strip()):
-            raise _fix(path, f"field '{key}' must be a non-empty string, got {data[key]!r}")
-    if not _NAME_RE.match(data["name"]):
-        raise _fix(path, f"field 'name' is {data['name']!r}: use lowercase letters, digits, '-' and '_' (it prefixes "
-                         f"the pack's exercise ids, as in {data['name'].lower() or 'acme'}/03_attention_mask)")
-    for key in ("version", "torch"):
-        if any(ch.isspace() for ch in data[key]):
-            raise _fix(path, f"field '{key}' is {data[key]!r}: write it without spaces (e.g. 1.2.0)")
-    return Pack(name=data["name"], version=data["version"], torch=data["torch"], path=folder,
-                description=data.get("description", ""))
-
-
-def pack_of_root(root: Path) -> Pack | None:
-    """The pack that `root` is, when it holds a pack.toml (the grader run inside a pack)."""
-    return load_pack(root) if (Path(root) / PACK_FILE).is_file() else None
-
-
-def configured_paths(environ: dict[str, str] | None = None) -> list[Path]:
-    """The pack folders of $GRADER_PACKS (os.pathsep-separated; empty entries ignored)."""
-    value = (os.environ if environ is None else environ).get(PACKS_ENV, "")
-    return [Path(part).expanduser() for part in value.split(os.pathsep) if part.strip()]
-
-
-def use_packs(paths: list[Path] | tuple[Path, ...]) -> None:
-    """What `--pack PATH` does: put the packs before those of $GRADER_PACKS, for every catalog this
-    process (and the processes it starts) loads. Each is checked at once (PackError)."""
-    if not paths:
-        return
-    for path in paths:
-        load_pack(Path(path))
-    given = [str(Path(p).expanduser().resolve()) for p in paths]
-    rest = [str(p) for p in configured_paths() if str(p.resolve()) not in given]
-    os.environ[PACKS_ENV] = os.pathsep.join(given + rest)
-
-
-def load_packs(paths: list[Path] | None = None, exclude: Path | None = None) -> list[Pack]:
-    """The packs of `paths` (None: $GRADER_PACKS), each once, without the one at `exclude` (the
-    primary root). Two packs of one name are a PackError."""
-    packs: list[Pack] = []
-    for path in configured_paths() if paths is None else paths:
-        pack = load_pack(Path(path))
-        if pack.path == exclude or any(p.path == pack.path for p in packs):
-            continue
-        packs.append(pack)
-    return packs
-
-
-def check_unique(pack: Pack) -> None:
-    """Raise PackError when two exercise folders of `pack` have one id (folder name) or number."""
-    folders: dict[str, list[Path]] = {}
-    numbers: dict[int, list[Path]] = {}
-    for folder in sorted((pack.path / "exercises").glob("*/*")):
-        match = _EXERCISE_DIR_RE.match(folder.name)
-        if match and folder.is_dir():
-            folders.setdefault(folder.name, []).append(folder)
-            numbers.setdefault(int(match.group(1)), []).append(folder)
-    for same, what in ((folders, "id"), (numbers, "number")):
-        for key, found in same.items():
-            if len(found) > 1:
-                shown = " and ".join(str(f.relative_to(pack.path)) for f in found)
-                raise PackError(f"{pack.toml}: pack {pack.name}: exercise {what} "
-                                f"{key if what == 'id' else f'{key:02d}'} is used by {shown}: rename or renumber "
-                                f"one (in exercises/ and solutions/ alike); ids and numbers are unique within a pack")
-
-
-def union(root: Path, own: Pack | None, exercises: list[Exercise], problems: dict[str, str], renamed: set[str],
-          paths: list[Path] | None, allow_missing_stub: bool) -> tuple[list[Pack], list[Exercise]]:
-    """Add the exercises of the packs at `paths` (None: $GRADER_PACKS) to those of the primary root
-    (`exercises`, `problems` and `renamed` are updated in place; the merged list is returned, the
-    primary root's first). A pack exercise whose folder name another root uses is renamed
-    `<pack>/<folder>`; the primary root's exercises keep their names."""
-    from grader.catalog import scan_root
-
-    if own is not None:
-        check_unique(own)
-    packs = load_packs(paths, exclude=root)
-    names = {own.name: own.path} if own else {}
-    per_pack: list[tuple[Pack, list[Exercise]]] = []
-    for pack in packs:
-        if pack.name in names:
-            raise PackError(f"{pack.toml}: two packs are named {pack.name!r} ({names[pack.name]} and {pack.path}): "
-                            f"rename one in its pack.toml")
-        names[pack.name] = pack.path
-        check_unique(pack)
-        found, broken, stubless = scan_root(pack.path, allow_missing_stub, pack)
-        per_pack.append((pack, found))
-        problems.update({f"{pack.name}/{name}": why for name, why in broken.items()})
-        renamed.update(f"{pack.name}/{name}" for name in stubless)
-    uses = Counter(ex.dir.name for ex in exercises)
-    for _, found in per_pack:
-        uses.update(ex.dir.name for ex in found)
-    merged = list(exercises)
-    for pack, found in per_pack:
-        merged += [replace(ex, id=f"{pack.name}/{ex.id}") if uses[ex.dir.name] > 1 else ex for ex in found]
-    return packs, merged
-
-
-# --- torch versions and reports -------------------------------------------------------------------
-
-def _release(version: str) -> list[str]:
-    return version.strip().split("+", 1)[0].split(".")
-
-
-def torch_differs(validated: str, running: str) -> bool:
-    """True when `running` (e.g. "2.13.0+cpu") is not the torch `validated` names ("2.13.0", or
-    "2.13" for any 2.13.x); local build tags (+cpu, +cu128) are ignored."""
-    want, have = _release(validated), _release(running)
-    return have[:len(want)] != want
-
-
-def running_torch() -> str:
-    """The torch version installed here, without importing torch."""
-    import importlib.metadata
-
-    try:
-        return importlib.metadata.version("torch")
-    except importlib.metadata.PackageNotFoundError:
-        return ""
-
-
-def torch_warning(pack_label: str, validated: str, running: str) -> str:
-    return (f"pack {pack_label} was validated with torch {validated}, but this grader runs torch {running}: its "
-            f"checks may not hold here (validate the pack with this torch and update its pack.toml)")
-
-
-def report_lines(run: GradeRun) -> list[str]:
-    """For every report: which pack (and version) each pack exercise came from, and a warning for
-    each pack validated with another torch than the one that graded. [] for the built-in catalogue."""
-    origins: dict[tuple[str, str], list[str]] = {}
-    for sub in run.submissions:
-        for ex in sub.exercises:
-            if getattr(ex, "pack", ""):
-                ids = origins.setdefault((ex.pack, ex.pack_torch), [])
-                if ex.id not in ids:
-                    ids.append(ex.id)
-    lines = []
-    running = run.environment.torch
-    for (label, validated), ids in origins.items():
-        lines.append(f"exercise pack {label}: {', '.join(ids)}")
-        if validated and running and torch_differs(validated, running):
-            lines.append("Warning: " + torch_warning(label, validated, running))
-    return lines
-
+# --- bundles, results and `grader list` ------------------------------------------------------------
 
 def bundle_exercises(chosen: list[Exercise]) -> list[Exercise]:
     """The exercises of a candidate bundle as the bundle knows them: by folder name (a bundle is one

@@ -17,6 +17,8 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from grader.pack_manifest import torch_differs, torch_warning
+
 SCHEMA_VERSION = 2  # 2: top-level score/max_score/percent only for one submission; `partial`
 OUTCOMES = ("passed", "failed", "error", "not_run")
 
@@ -263,11 +265,28 @@ class GradeRun:
 
 
 def _pack_notes(run: GradeRun) -> dict[str, Any]:
-    """The packs the run's exercises came from, and torch warnings (grader.packs); {} without packs."""
-    from grader.packs import report_lines
-
-    lines = report_lines(run)
+    """The packs the run's exercises came from, and torch warnings (`pack_notes`); {} without packs."""
+    lines = pack_notes(run)
     return {"pack_notes": lines} if lines else {}
+
+
+def pack_notes(run: GradeRun) -> list[str]:
+    """For every report: which pack (and version) each pack exercise came from, and a warning for
+    each pack validated with another torch than the one that graded. [] for the built-in catalogue."""
+    origins: dict[tuple[str, str], list[str]] = {}
+    for sub in run.submissions:
+        for ex in sub.exercises:
+            if getattr(ex, "pack", ""):
+                ids = origins.setdefault((ex.pack, ex.pack_torch), [])
+                if ex.id not in ids:
+                    ids.append(ex.id)
+    lines = []
+    running = run.environment.torch
+    for (label, validated), ids in origins.items():
+        lines.append(f"exercise pack {label}: {', '.join(ids)}")
+        if validated and running and torch_differs(validated, running):
+            lines.append("Warning: " + torch_warning(label, validated, running))
+    return lines
 
 
 def variant_of(name: str) -> str:

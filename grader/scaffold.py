@@ -58,7 +58,7 @@ class Scaffold:
 def exercise_root(root: Path | None = None) -> Path:
     """The exercise root to scaffold into: `root` (default: the discovered one, `grader.roots`),
     which must hold a valid pack.toml, or both exercises/ and solutions/. UsageError otherwise."""
-    from grader.packs import PACK_FILE, load_pack
+    from grader.pack_manifest import PACK_FILE, load_pack
 
     if root is None:
         from grader.roots import discover_root
@@ -111,7 +111,7 @@ def _check_name(name: str, what: str) -> None:
 def scaffold(name: str, track: str | None = None, root: Path | None = None) -> Scaffold:
     """Write exercises/<track>/<NN_name>/ and solutions/<track>/<NN_name>/ under `root` (see the
     module docstring). Raises UsageError, having written nothing, when it cannot."""
-    from grader.packs import pack_of_root
+    from grader.pack_manifest import pack_of_root
 
     name = name.strip()
     _check_name(name, "exercise name")

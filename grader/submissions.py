@@ -23,13 +23,12 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from grader import notebooks
+from grader.candidate_file import CandidateFile
 from grader.catalog import Exercise
 from grader.errors import SubmissionError, UsageError
-from grader.notebooks import NotebookSource
 from grader.results import safe_text
 
 MAX_TOTAL_BYTES = 200 * 1024 * 1024
@@ -41,19 +40,6 @@ MAX_ZIP_DIRECTORY = MAX_FILES * 1024  # a zip's central directory (names, extra 
 # a tar stream holds headers (and pax / long-name records, padding) besides the members' data
 MAX_TAR_STREAM = MAX_TOTAL_BYTES + MAX_FILES * 4 * 512 + (1 << 20)
 IGNORED_DIRS = {".git", "__pycache__", ".venv", "venv", "node_modules", ".ipynb_checkpoints", "mistakes"}
-
-
-@dataclass(frozen=True)
-class CandidateFile:
-    """Where one exercise's candidate file is, or why there is none."""
-
-    exercise: str
-    path: Path | None
-    problem: str | None = None
-    notebook: NotebookSource | None = None  # set when the code comes from a notebook (grader.notebooks)
-
-    def to_spec(self) -> dict:
-        return {"path": str(self.path) if self.path else None, "problem": self.problem}
 
 
 def _shown(path: Path | str) -> str:

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from grader.catalog import Catalog
 from grader.cli import cli
 from grader.errors import UsageError
-from grader.packs import PACKS_ENV, PackError, load_pack
+from grader.pack_manifest import PACKS_ENV, PackError, load_pack
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "example_pack"
@@ -407,17 +407,16 @@ def test_ray_ships_packs_to_its_nodes(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_grade_against_a_pack_on_ray(submissions):
     pytest.importorskip("ray", reason="pip install 'torch-grader[ray]'")
-    from grader.batch import BatchOptions
     from grader.grading import GradeOptions, grade_with
-    from grader.runtimes.raylocal import LocalRayCluster
     from grader.sandbox.limits import Limits
+    from tests.support.ray_cluster import LocalRayCluster
 
     cluster = LocalRayCluster(head_cpus=1)
     try:
         os.environ[PACKS_ENV] = str(EXAMPLE)
-        batch = BatchOptions(address=cluster.address, node_runtime="local", handle_signals=False)
         run = grade_with([submissions["right"], submissions["wrong"]],
-                         GradeOptions(runtime="ray", limits=Limits(memory_bytes=1 << 30), batch=batch))
+                         GradeOptions(runtime="ray", limits=Limits(memory_bytes=1 << 30), address=cluster.address,
+                                      node_runtime="local", handle_signals=False))
     finally:
         os.environ.pop(PACKS_ENV, None)
         import ray
@@ -455,7 +454,7 @@ def test_build_the_image_with_a_pack_and_grade_in_docker(submissions):
     assert result.returncode == 0, result.stdout + result.stderr
     from grader.errors import StaleImage
     from grader.grading import grade
-    from grader.packs import use_packs
+    from grader.pack_manifest import use_packs
     from grader.runtimes.docker import DockerRuntime
 
     try:

@@ -21,7 +21,8 @@ from grader.cli import cli
 from grader.errors import ExerciseDefinitionError, UsageError
 from grader.practice.hints import MAX_HINTS, load_hints, parse_hints
 from grader.practice.reset import reset_exercise
-from grader.practice.state import PracticeState, read_progress
+from grader.practice.state import PracticeState
+from grader.progress_record import read_progress
 from grader.roots import INSTALL_TREE, discover_root, discover_working_root, find_root
 
 ROOT = Path(__file__).resolve().parent.parent

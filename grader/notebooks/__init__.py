@@ -25,11 +25,12 @@ from grader.notebooks.cells import (
            MAX_NOTEBOOK_BYTES,
            LineMap,
            NotebookProblem,
+           NotebookSource,
            convert,
            read_cells,
            rewrite,
 )
-from grader.notebooks.locate import NotebookSource, locate, map_result, prepare
+from grader.notebooks.locate import locate, map_result, prepare
 
 __all__ = ["MAX_NOTEBOOK_BYTES", "LineMap", "NotebookProblem", "NotebookSource", "convert", "locate", "map_result",
            "prepare", "read_cells", "rewrite"]

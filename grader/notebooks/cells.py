@@ -69,6 +69,17 @@ class Converted:
     flags: list[dict] = field(default_factory=list)  # {"cell", "line", "message"}
 
 
+@dataclass(frozen=True)
+class NotebookSource:
+    """Where an exercise's code comes from when it is a notebook (kept on its `CandidateFile`)."""
+
+    path: Path  # the .ipynb
+    shown: str  # as shown to people, relative to the submission
+    cells: tuple[Cell, ...] = ()
+    linemap: LineMap | None = None  # set once converted
+    flags: tuple[dict, ...] = ()
+
+
 # --- reading -----------------------------------------------------------------------------------------
 
 def read_cells(path: Path, shown: str | None = None, budget: CellBudget | None = None) -> list[Cell]:

@@ -7,18 +7,18 @@ import dataclasses
 import os
 import tempfile
 from contextlib import ExitStack
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from grader.candidate_file import CandidateFile
 from grader.catalog import Exercise
 from grader.errors import UsageError
 from grader.notebooks.cells import (
     SPECIAL,
     Cell,
     CellBudget,
-    LineMap,
     NotebookProblem,
+    NotebookSource,
     cells_for,
     convert,
     is_tagged,
@@ -32,20 +32,8 @@ from grader.results import safe_text
 
 if TYPE_CHECKING:
     from grader.results import ExerciseResult
-    from grader.submissions import CandidateFile
 
 MAX_NOTEBOOKS = 200  # notebooks read per submission
-
-
-@dataclass(frozen=True)
-class NotebookSource:
-    """Where an exercise's code comes from when it is a notebook (kept on its `CandidateFile`)."""
-
-    path: Path  # the .ipynb
-    shown: str  # as shown to people, relative to the submission
-    cells: tuple[Cell, ...] = ()
-    linemap: LineMap | None = None  # set once converted
-    flags: tuple[dict, ...] = ()
 
 
 def _notebooks(root: Path, ignored: set[str]) -> list[Path]:
@@ -62,8 +50,6 @@ def locate(root: Path, exercises: list[Exercise], explicit: bool, found: dict[st
 
     An exercise without a .py file takes its notebook; with both, the more recently modified one
     is graded (a notebook paired with jupytext is saved with its .py, so either is right)."""
-    from grader.submissions import CandidateFile
-
     single = root.is_file()
     shown_root = safe_text(root.name, newlines=False)  # names and paths in messages: made safe (grader.results)
     paths = [root] if single else _notebooks(root, ignored)
@@ -175,8 +161,6 @@ def materialize(files: dict[str, CandidateFile], exercises: list[Exercise], fold
     """Convert every notebook candidate in `files` to a generated module under `folder` (one
     sub-folder per exercise). Returns the files with generated paths, line maps and flags; a
     notebook that cannot be converted becomes the exercise's problem."""
-    from grader.submissions import CandidateFile
-
     by_id = {ex.id: ex for ex in exercises}
     out = {}
     for ex_id, cand in files.items():

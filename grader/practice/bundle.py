@@ -11,7 +11,8 @@ from pathlib import Path
 from grader.catalog import CHECK_KINDS, Exercise
 from grader.practice.hints import hints_path
 from grader.practice.reset import STUBS_DIR
-from grader.practice.state import BUNDLE_FILE, PROGRESS_FILE, STATE_DIR
+from grader.practice.state import BUNDLE_FILE, STATE_DIR
+from grader.progress_record import PROGRESS_FILE
 
 
 def hint_files(ex: Exercise) -> list[Path]:

@@ -64,11 +64,19 @@ def load_hints(ex: Exercise) -> list[str]:
     return parse_hints(text, path)
 
 
+def hint_text(ex: Exercise, hints: list[str], shown: int, again: str = "press h again") -> str:
+    """Hints 1..shown of `ex`, the newest last, saying how many remain."""
+    parts = [f"Hint {i}/{len(hints)} for {ex.id}:\n{text}" for i, text in enumerate(hints[:shown], 1)]
+    left = len(hints) - shown
+    parts.append(f"({left} more hint{'s' if left != 1 else ''}: {again})" if left
+                 else "(that was the last hint)")
+    return "\n\n".join(parts)
+
+
 def next_hint(root: Path, ex: Exercise, again: str | None = None) -> str:
     """Reveal one more hint of `ex` (recorded in the tree's practice state) and return the text of
     the hints shown so far. Raises ExerciseDefinitionError when the exercise has no hints."""
     from grader.practice.state import PracticeState
-    from grader.practice.views import hint_text
 
     hints = load_hints(ex)
     state = PracticeState(root)

@@ -55,7 +55,7 @@ class SubmissionProblem(AssertionError):
 
 
 def seed_everything(seed: int = SEED) -> None:
-    """As the judge and its worker do before every check (grader.sandbox.worker.seed_everything)."""
+    """As the judge and its worker do before every check (grader.sandbox.worker_setup.seed_everything)."""
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)

@@ -23,9 +23,9 @@ from pathlib import Path
 
 from grader import __version__
 from grader.catalog import Catalog, Exercise
-from grader.grading import build_exercise, environment
+from grader.grading.assemble import build_exercise, environment
+from grader.judge.timelimit import QUICK_KEY
 from grader.notebooks.locate import materialize
-from grader.practice.timelimit import QUICK_KEY
 from grader.results import GradeRun, SubmissionResult
 from grader.runtimes.base import Candidate, JudgeJob, JudgeOutput, read_records
 from grader.runtimes.local import MAX_LOG, judge_env

@@ -7,7 +7,7 @@
 - `exercises/.grader-progress.jsonl`: only in a bundle exported with `--record-progress`; one line
   per public run or hint (time, exercise, public score, hints used). It sits in the exercises
   folder, so it is submitted with the candidate's files; it is written on the candidate's machine
-  and nothing verifies it.
+  and nothing verifies it. Written here (`log_progress`); read by grading (`grader.progress_record`).
 """
 
 from __future__ import annotations
@@ -20,13 +20,12 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from grader.progress_record import PROGRESS_FILE
 from grader.results import GradeRun
 
 STATE_DIR = ".grader"
 STATE_FILE = "state.json"
 BUNDLE_FILE = "bundle.toml"
-PROGRESS_FILE = ".grader-progress.jsonl"
-MAX_PROGRESS_BYTES = 4 << 20  # the reader's cap; a longer log is cut (it is the candidate's file)
 
 
 def _now() -> str:
@@ -165,34 +164,3 @@ def log_progress(root: Path, ex_id: str, event: str, passed: int, total: int, hi
             fh.write(json.dumps(line) + "\n")
     except OSError:
         pass
-
-
-def read_progress(folder: Path) -> list[dict]:
-    """The progress record found in a submission (`folder` or its exercises/ subfolder), as a list
-    of well-formed entries; [] when there is none. The file is the candidate's: capped, and every
-    field is type-checked."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        return []
-    for path in (folder / PROGRESS_FILE, folder / "exercises" / PROGRESS_FILE):
-        if path.is_file() and not path.is_symlink():
-            break
-    else:
-        return []
-    entries = []
-    with open(path, "rb") as fh:
-        data = fh.read(MAX_PROGRESS_BYTES)
-    for raw in data.splitlines():
-        try:
-            entry = json.loads(raw)
-        except ValueError:
-            continue
-        if not isinstance(entry, dict):
-            continue
-        fields = (entry.get("time"), entry.get("exercise"), entry.get("event"), entry.get("passed"),
-                  entry.get("total"), entry.get("hints"))
-        if not (all(isinstance(f, str) for f in fields[:3]) and all(type(f) is int for f in fields[3:])):
-            continue
-        entries.append({"time": fields[0][:40], "exercise": fields[1][:80], "event": fields[2][:10],
-                        "passed": fields[3], "total": fields[4], "hints": fields[5]})
-    return entries

@@ -24,8 +24,9 @@ from pathlib import Path
 from grader.catalog import Catalog, Exercise
 from grader.errors import UsageError
 from grader.practice.reset import pristine_stub_path
-from grader.practice.state import PROGRESS_FILE, PracticeState, progress_path, records_progress
+from grader.practice.state import PracticeState, progress_path, records_progress
 from grader.practice.views import status_text
+from grader.progress_record import PROGRESS_FILE
 
 DEFAULT_NAME = "submission.zip"
 MAX_FILE_BYTES = 32 << 20  # one exercise file or notebook: far above any answer, under the grader's caps

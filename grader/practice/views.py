@@ -1,6 +1,6 @@
-"""Text that practice mode shows: the status list, the progress bar, hints, a syntax error, the
-completion message. Plain strings (rich markup where noted), shared by `grader watch`,
-`grader list`, `grader hint` and `grader reset`."""
+"""Text that practice mode shows: the status list, the progress bar, a syntax error, the
+completion message (hints: `grader.practice.hints.hint_text`). Plain strings (rich markup where
+noted), shared by `grader watch`, `grader list`, `grader hint` and `grader reset`."""
 
 from __future__ import annotations
 
@@ -49,15 +49,6 @@ def next_unsolved(catalog: Catalog, states: dict[str, ExerciseState], after: Exe
         if ex != after and states.get(ex.id, ExerciseState()).status != "passing":
             return ex
     return None
-
-
-def hint_text(ex: Exercise, hints: list[str], shown: int, again: str = "press h again") -> str:
-    """Hints 1..shown of `ex`, the newest last, saying how many remain."""
-    parts = [f"Hint {i}/{len(hints)} for {ex.id}:\n{text}" for i, text in enumerate(hints[:shown], 1)]
-    left = len(hints) - shown
-    parts.append(f"({left} more hint{'s' if left != 1 else ''}: {again})" if left
-                 else "(that was the last hint)")
-    return "\n\n".join(parts)
 
 
 def syntax_error_text(path: Path, shown_as: str) -> str | None:

@@ -349,10 +349,10 @@ class Watch:
             render_result(self.result, self.console)
 
     def _plain_list(self) -> None:
-        from grader.cli import _columns
+        from grader.reports.terminal import columns
 
         rows = [views.STATUS_HEADER] + views.status_rows(self.catalog, self.state.load())
-        self.console.print(_columns(rows), markup=False, highlight=False)
+        self.console.print(columns(rows), markup=False, highlight=False)
         self.console.print(f"{LIST_PROMPT} (Esc or l: back).", markup=False)
 
     def draw(self) -> None:
@@ -365,10 +365,10 @@ class Watch:
             self.console.print(self._progress_notice(), markup=False, style="dim")
         self.console.print()
         if self.mode == "list":
-            from grader.cli import _columns
+            from grader.reports.terminal import columns
 
             rows = [views.STATUS_HEADER] + views.status_rows(self.catalog, self.state.load())
-            self.console.print(_columns(rows), markup=False, highlight=False)
+            self.console.print(columns(rows), markup=False, highlight=False)
             self.console.print(f"\n{LIST_PROMPT} (Esc: back): {self.typed}", markup=False)
             return
         if self.job is not None or (self.pending and self.result is None and self.body is None):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from grader.packs import report_lines
-from grader.reports import partial_line, safe
-from grader.results import GradeRun
+from grader.reports import safe
+from grader.reports.common import partial_line
+from grader.results import GradeRun, pack_notes
 
 
 def render(run: GradeRun) -> str:
@@ -33,7 +33,7 @@ def render(run: GradeRun) -> str:
         output = f"{safe.plain(partial_line(run))}. {output}"
     if not_run:
         output += f" {not_run} check(s) could not run here and are left out of the total."
-    for line in report_lines(run):  # exercises from packs: which pack and version, torch warnings
+    for line in pack_notes(run):  # exercises from packs: which pack and version, torch warnings
         output += f" {safe.plain(line)}."
     return json.dumps({"score": run.score, "execution_time": round(run.duration_s, 2), "output": output,
                        "output_format": "text", "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}, indent=2) + "\n"

@@ -20,11 +20,17 @@ import re
 from html import escape
 
 from grader.catalog import CHECK_KINDS
-from grader.gradebook import is_tampering
-from grader.packs import report_lines
-from grader.practice.timeline import progress_section
-from grader.reports import partial_line, said_by_problem
-from grader.results import Environment, ExerciseResult, GradeRun, SubmissionResult, fmt_points, safe_text
+from grader.reports.common import is_tampering, partial_line, said_by_problem
+from grader.reports.timeline import progress_section
+from grader.results import (
+    Environment,
+    ExerciseResult,
+    GradeRun,
+    SubmissionResult,
+    fmt_points,
+    pack_notes,
+    safe_text,
+)
 
 CSS = """
 :root { --ok: #1a7f37; --part: #9a6700; --bad: #cf222e; --muted: #57606a; --line: #d0d7de; --bg: #f6f8fa; }
@@ -207,7 +213,7 @@ def _environment(env: Environment, run: GradeRun) -> str:
     protections = "".join(f"<li>{_e(p)}</li>" for p in env.protections) or "<li>none reported</li>"
     items.append(f'<dt>Protections</dt><dd data-field="protections"><ul>{protections}</ul></dd>')
     not_run = sum(ex.not_run for sub in run.submissions for ex in sub.exercises)
-    notes = list(env.notes) + report_lines(run)  # exercises from packs: pack and version, torch warnings
+    notes = list(env.notes) + pack_notes(run)  # exercises from packs: pack and version, torch warnings
     if not_run:
         notes.append(f"{not_run} check(s) could not run here (for example CUDA checks without a GPU) and are left "
                      f"out of the possible total.")

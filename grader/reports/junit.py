@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
-from grader.packs import report_lines
-from grader.reports import partial_line, safe
-from grader.results import GradeRun
+from grader.reports import safe
+from grader.reports.common import partial_line
+from grader.results import GradeRun, pack_notes
 
 
 def render(run: GradeRun) -> str:
@@ -33,8 +33,8 @@ def render(run: GradeRun) -> str:
                     case.add_skipped_info(message=message or "not run")
                 cases.append(case)
         properties = {"score": sub.score, "max_score": sub.max_score}
-        if report_lines(run):  # exercises from packs: which pack and version, torch warnings
-            properties["packs"] = safe.plain("; ".join(report_lines(run)))
+        if pack_notes(run):  # exercises from packs: which pack and version, torch warnings
+            properties["packs"] = safe.plain("; ".join(pack_notes(run)))
         suites.append(TestSuite(sub.name, cases, properties=properties))
     partial = run.extra.get("partial")
     if partial:

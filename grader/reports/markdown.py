@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import html
 
-from grader.gradebook import is_tampering
-from grader.packs import report_lines
-from grader.reports import partial_line, safe, said_by_problem
-from grader.results import CheckResult, ExerciseResult, GradeRun, fmt_points
+from grader.reports import safe
+from grader.reports.common import is_tampering, partial_line, said_by_problem
+from grader.results import CheckResult, ExerciseResult, GradeRun, fmt_points, pack_notes
 
 STEP_SUMMARY_LIMIT = 1024 * 1024  # GitHub's cap for a step summary
 PR_COMMENT_LIMIT = 65536  # GitHub's cap for a comment
@@ -81,7 +80,7 @@ def _render(run: GradeRun, details: bool, cell=_cell) -> str:
     head = [f"## torch-grader: {headline}", "", f"Runtime: {env.runtime}{torch} · {env.gpu_summary}", ""]
     if partial:
         head += [f"> **{cell(partial[0].upper() + partial[1:])}**", ""]
-    head += [f"- {cell(line)}" for line in report_lines(run)] + ([""] if report_lines(run) else [])
+    head += [f"- {cell(line)}" for line in pack_notes(run)] + ([""] if pack_notes(run) else [])
     body: list[str] = []
     for sub in run.submissions:
         if several:

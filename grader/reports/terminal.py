@@ -1,4 +1,5 @@
-"""The terminal table: per exercise, its score and passed/total per check kind."""
+"""The terminal table: per exercise, its score and passed/total per check kind; and plain aligned
+columns (`columns`) for the lists the CLI and `grader watch` print."""
 
 from __future__ import annotations
 
@@ -8,10 +9,9 @@ from rich.table import Table
 from rich.text import Text
 
 from grader.catalog import CHECK_KINDS
-from grader.gradebook import is_tampering
-from grader.packs import report_lines
-from grader.reports import partial_line, safe
-from grader.results import GradeRun, SubmissionResult, fmt_points
+from grader.reports import safe
+from grader.reports.common import is_tampering, partial_line
+from grader.results import GradeRun, SubmissionResult, fmt_points, pack_notes
 
 MAX_REASONS = 6  # failed checks listed per exercise without --verbose
 
@@ -46,7 +46,7 @@ def render(run: GradeRun, console: Console, verbose: bool = False) -> None:
         console.print(f"{not_run} check(s) could not run here (e.g. CUDA without a GPU) and are left out of the total.")
     for note in env.notes:
         console.print(Text.assemble(("Note", "yellow"), f": {safe.inert(note)}"))
-    for line in report_lines(run):  # exercises from packs: which pack and version, torch warnings
+    for line in pack_notes(run):  # exercises from packs: which pack and version, torch warnings
         console.print(Text.assemble(("Note", "yellow"), f": {safe.inert(line)}"))
 
 
@@ -111,3 +111,14 @@ def render_checks(run: GradeRun, console: Console) -> None:
     from grader.reports.check_view import render_checks as view
 
     view(run, console)
+
+
+def columns(rows: list[tuple[str, ...]], right: set[int] = frozenset()) -> str:
+    """Plain aligned columns (no trailing spaces), for output that scripts and tests can read.
+    `right`: the indexes of the columns aligned right."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [cell.rjust(w) if i in right else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))]
+        lines.append("  ".join(cells).rstrip())
+    return "\n".join(lines)

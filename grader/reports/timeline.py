@@ -1,7 +1,8 @@
 """The HTML report's progress timeline, for submissions from a bundle exported with
 `grader export --record-progress`: per exercise, the public score of each recorded run over time,
 hints marked. The record is written on the candidate's machine, so the section says it is
-unverified; every value is type-checked on reading (`read_progress`) and escaped here."""
+unverified; every value is type-checked on reading (`grader.progress_record.read_progress`) and
+escaped here."""
 
 from __future__ import annotations
 
