@@ -45,7 +45,7 @@ def _isolated(exercises: list[str] | None) -> list[str]:
     chosen = repr([p.split("/")[1][:2] for p in exercises]) if exercises else "None"
     return [sys.executable, "-c",
             "from grader.grading import grade; "
-            f"run = grade(['solutions'], exercises={chosen}, visibility='hidden'); "
+            f"run = grade(['solutions'], exercises={chosen}, visibility='hidden', runtime='local'); "
             # timed, not asserted: a reference below full marks is a finding, printed for the reader
             "import sys; run.score < run.max_score and print('below full marks:', run.score, run.max_score, "
             "[(e.id, c.name) for s in run.submissions for e in s.exercises for c in e.checks "

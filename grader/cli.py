@@ -17,6 +17,7 @@ from grader import __version__
 from grader.cli_batch import batch_options
 from grader.completion import complete_exercises
 from grader.errors import ExitCode, GraderError, UsageError
+from grader.grading.options import DEFAULTS, RUNTIMES
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -95,6 +96,13 @@ def _once(ctx: click.Context, param: click.Parameter, value: tuple) -> object:
         raise click.BadParameter(f"given {len(value)} times ({', '.join(map(str, value))}): give it once (each "
                                  f"report is one file)")
     return value[0]
+
+
+def _columns_of(rows, right=frozenset()) -> str:
+    """Plain aligned columns (`grader.reports.terminal.columns`, shared with `grader watch`)."""
+    from grader.reports.terminal import columns
+
+    return columns(rows, right=right)
 
 
 def _stdout_is_terminal() -> bool:
@@ -182,7 +190,7 @@ def list_cmd(sessions: bool) -> None:
         st = states.get(ex.id)
         rows.append((ex.id, ex.track, ex.difficulty, ex.gpu, f"{ex.points:g}",
                      status_text(st) if st else "not started", str(st.hints) if st and st.hints else "-", ex.title))
-    click.echo(_columns(rows, right={4}))
+    click.echo(_columns_of(rows, right={4}))
     click.echo(f"{len(catalog.exercises)} exercises in {catalog.root} ({root_origin(catalog.root)})")
     for line in catalog_lines(catalog):  # the exercise packs in use (grader.packs)
         click.echo(line, err=line.startswith("Warning"))
@@ -202,18 +210,10 @@ def _list_sessions(catalog) -> None:
         click.echo(f"{session.name}: {session.title}, {session.minutes} minutes{estimate}")
         click.echo(f"  {session.purpose}")
         rows = [("  " + ex.id, ex.difficulty, ex.title) for ex in session.resolve(catalog)]
-        click.echo(_columns(rows))
+        click.echo(_columns_of(rows))
     click.echo(f"Export one with: grader export --session {next(iter(found))} OUT")
 
 
-def _columns(rows: list[tuple[str, ...]], right: set[int] = frozenset()) -> str:
-    """Plain aligned columns (no trailing spaces), for output that scripts and tests can read."""
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = []
-    for row in rows:
-        cells = [cell.rjust(w) if i in right else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))]
-        lines.append("  ".join(cells).rstrip())
-    return "\n".join(lines)
 
 
 @cli.command()
@@ -275,7 +275,6 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
 
     Example: grader check 05 10 -x
     """
-    from grader.batch import BatchOptions
     from grader.catalog import Catalog
     from grader.check_select import resolve_check
     from grader.grading import grade
@@ -290,8 +289,7 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
 
     try:
         run = grade([target.path], exercises=target.exercises, visibility="public", timeout_s=timeout_s,
-                    limits=_limits(memory_gb), pytest_args=pytest_args, capture_output=True,
-                    batch=BatchOptions(jobs=None))
+                    limits=_limits(memory_gb), pytest_args=pytest_args, capture_output=True, runtime="local")
     except Interrupted:  # Ctrl-C: the checks were stopped, every process with them; a candidate's words
         click.echo("Stopped: the checks were interrupted before they finished, so there is no result (nothing "
                    "was recorded). Run the same command again to check.", err=True)
@@ -313,7 +311,7 @@ def check(exercises: tuple[str, ...], all_: bool, path: Path | None, exitfirst: 
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--exercises", "-e", multiple=True, shell_complete=complete_exercises,
               help="Exercises to grade (repeat, or a comma list; default: those with a file in the submission).")
-@click.option("--runtime", type=click.Choice(["auto", "local", "docker", "ray"]), default="auto", show_default=True,
+@click.option("--runtime", type=click.Choice(RUNTIMES), default=DEFAULTS.runtime, show_default=True,
               help="Where the judge runs: docker (one container per submission, hidden checks out of reach), "
                    "local (subprocesses here), auto (docker when a daemon answers and the image exists, "
                    "else local with a warning), or ray (one Ray task per submission on a cluster, running "
@@ -378,98 +376,31 @@ def grade_cmd(paths: tuple[Path, ...], exercises: tuple[str, ...], runtime: str,
     For the candidate (e.g. on their pull request), hidden checks in aggregate, the full form kept:
       grader grade sub.zip --audience candidate --junit pr/junit.xml --full-reports reports/
     """
-    from grader.cli_batch import make_batch
-    from grader.errors import Interrupted
-    from grader.grading import grade
+    from grader.cli_batch import make_options
+    from grader.grade_and_report import ReportRequest, grade_and_report
     from grader.image import DEFAULT_TAG
-    from grader.outputs import ReportTarget, plan_reports, write_reports
-    from grader.reports.audience import for_audience
     from grader.reports.terminal import render
     from grader.runtimes.docker import GpuRequest
 
     GpuRequest.parse(gpus)  # a bad --gpus is a usage error whatever the runtime
     # `--markdown -` read in a terminal: the text itself, not GitHub's entities
     terminal_md = {"terminal": True} if str(markdown_path) == "-" and _stdout_is_terminal() else {}
-    targets = plan_reports({"json": json_path, "junit": junit_path, "gradescope": gradescope_path,
-                            "markdown": markdown_path, "html": html_path, "csv": csv_path}, list(paths),
-                           {"markdown": {"limit": markdown_limit, **terminal_md}, "csv": {"kinds": csv_kinds}})
-    if full_reports is not None and not targets:
-        raise UsageError(f"--full-reports {full_reports} writes the interviewer's form of the reports asked for, and "
-                         f"none is: add one (--json, --junit, --html, --markdown, --gradescope, --csv), e.g. "
-                         f"--audience candidate --junit pr/junit.xml --full-reports {full_reports}")
-    if feedback_dir is not None:
-        from grader.gradebook import plan_feedback
-
-        plan_feedback(feedback_dir, list(paths))
-    options = {"image": image or DEFAULT_TAG, "gpus": gpus, "require_gpu": require_gpu,
-               "allow_stale_image": allow_stale_image}
-    warned: list[str] = []
-
-    def warn(note: str) -> None:  # the runtime's warnings, before grading starts (the code has not run yet)
-        warned.append(note)
-        click.echo(f"Warning: {_inert(note)}", err=True)
-
-    batch = make_batch(paths, jobs, results_dir, gpus_per_job, address, node_runtime, quiet, on_note=warn)
-    interrupted = None
-    try:
-        run = grade(list(paths), exercises=list(exercises) or None, runtime=runtime, timeout_s=timeout_s,
-                    limits=_limits(memory_gb), runtime_options=options, batch=batch)
-    except Interrupted as exc:  # reports of what finished, then exit 130
-        if exc.run is None:
-            raise
-        run, interrupted = exc.run, exc
-    for note in run.environment.notes:
-        if note not in warned and note.startswith(("no Docker daemon", "the grading image", "graded with a stale image")):
-            click.echo(f"Warning: {_inert(note)}", err=True)
-    shown = for_audience(run, audience)
-    failures = write_reports(shown, targets, stdout=lambda text: click.echo(text, nl=False))
-    if full_reports is not None:
-        full = [ReportTarget(t.kind, full_reports / (t.path.name if t.path else _DEFAULT_NAMES[t.kind]), t.options)
-                for t in targets]
-        failures += write_reports(run, full)
-    if feedback_dir is not None:  # one report per candidate, in the candidate's form
-        from grader.gradebook import write_feedback
-
-        written, not_written = write_feedback(run, feedback_dir)
-        failures += not_written
-        if written:
-            click.echo(f"Feedback for {len(written) // 2} submission(s) written to {_inert(feedback_dir)} "
-                       f"(HTML and Markdown each, hidden checks in aggregate)", err=True)
-    nothing_graded = bool(run.submissions) and all(sub.error for sub in run.submissions)
-    if not quiet and not nothing_graded:
-        # with a report on standard output, the table goes to standard error
-        try:
-            render(shown, _console(stderr=any(t.path is None for t in targets)), verbose=verbose)
-        except Exception as exc:  # noqa: BLE001 - the reports are written: the table costs only itself
-            failures.append(f"could not print the score table: {type(exc).__name__}: {exc}")
-    for failure in failures:
-        click.echo(f"Error: {_inert(failure)} (the other reports were written)", err=True)
-    for sub in run.submissions:
-        if sub.error:
-            click.echo(f"Error: {_inert(sub.error)}" if len(run.submissions) == 1 else
-                       f"Error: {_inert(sub.name)}: not graded: {_inert(sub.error)}", err=True)
-    if require_gpu and not run.environment.gpus:
-        click.echo("Error: --require-gpu: no GPU was available to grade on", err=True)
-        sys.exit(int(ExitCode.ERROR))
-    if interrupted is not None:
-        raise interrupted
-    if failures:
-        sys.exit(int(ExitCode.ERROR))
-    if nothing_graded:
-        sys.exit(int(ExitCode.USAGE))  # nothing could be graded: the submission paths are wrong
-    under = [sub for sub in run.submissions if sub.percent < fail_under] if fail_under is not None else []
-    if under and len(run.submissions) == 1:
-        click.echo(f"Score {under[0].percent:g} % is under --fail-under {fail_under:g} %", err=True)
-    elif under:
-        names = ", ".join(f"{_inert(sub.name)} ({sub.percent:g} %)" for sub in under)
-        click.echo(f"{len(under)} of {len(run.submissions)} submissions under --fail-under {fail_under:g} %: {names}",
-                   err=True)
-    if under:
-        sys.exit(int(ExitCode.UNDER_THRESHOLD))
-
-
-_DEFAULT_NAMES = {"json": "report.json", "junit": "junit.xml", "gradescope": "results.json",
-                  "markdown": "summary.md", "html": "report.html", "csv": "gradebook.csv"}
+    request = ReportRequest(
+        reports={"json": json_path, "junit": junit_path, "gradescope": gradescope_path, "markdown": markdown_path,
+                 "html": html_path, "csv": csv_path},
+        report_options={"markdown": {"limit": markdown_limit, **terminal_md}, "csv": {"kinds": csv_kinds}},
+        audience=audience, full_reports=full_reports, feedback_dir=feedback_dir, fail_under=fail_under,
+        require_gpu=require_gpu)
+    options = make_options(paths, exercises=list(exercises) or None, runtime=runtime, timeout_s=timeout_s,
+                           limits=_limits(memory_gb), jobs=jobs, results_dir=results_dir, gpus_per_job=gpus_per_job,
+                           address=address, node_runtime=node_runtime, quiet=quiet,
+                           runtime_options={"image": image or DEFAULT_TAG, "gpus": gpus, "require_gpu": require_gpu,
+                                            "allow_stale_image": allow_stale_image})
+    code = grade_and_report(list(paths), options, request, say=lambda line: click.echo(line, err=True),
+                            stdout=lambda text: click.echo(text, nl=False),
+                            table=None if quiet else (
+                                lambda run, to_stderr: render(run, _console(stderr=to_stderr), verbose=verbose)))
+    sys.exit(code)
 
 
 @cli.command()
@@ -502,7 +433,7 @@ def validate(exercises: tuple[str, ...], timeout_s: float | None, jobs: int | No
         rows.append((v.exercise.id, f"{fmt_points(v.reference.score)}/{fmt_points(v.reference.max_score)}",
                      f"{fmt_points(v.stub.score)}/{fmt_points(v.stub.max_score)}", f"{caught}/{len(v.mistakes)}",
                      "ok" if v.ok else "FAIL"))
-    click.echo(_columns(rows))
+    click.echo(_columns_of(rows))
     for v in results:
         for problem in v.problems:
             console.print(f"[red]{v.exercise.id}[/]: {escape(problem)}", markup=True, soft_wrap=True)
@@ -785,7 +716,7 @@ def submit(output: Path | None) -> None:
     from grader.roots import discover_working_root
 
     made = make_submission(discover_working_root("submit"), output)
-    click.echo(_columns([("exercise", "file", "public checks"), *made.rows]))
+    click.echo(_columns_of([("exercise", "file", "public checks"), *made.rows]))
     if made.progress:
         click.echo("Your progress record (exercises/.grader-progress.jsonl) is included, as this bundle records it.")
     for ex_id in made.untouched:

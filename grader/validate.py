@@ -24,7 +24,7 @@ from pathlib import Path
 from grader.catalog import Catalog, Exercise, require_hidden_tests
 from grader.content import content_problems
 from grader.errors import GraderError
-from grader.grading import build_exercise
+from grader.grading.assemble import build_exercise
 from grader.parallel import run_split
 from grader.results import ExerciseResult
 from grader.runtimes import JudgeJob, get_runtime

@@ -19,9 +19,9 @@ from pathlib import Path
 import pytest
 
 from benchmarks.batch_subs import make_submissions, strip_timings
-from grader.batch import BatchOptions, default_jobs
 from grader.errors import UsageError
 from grader.grading import GradeOptions, grade_with
+from grader.grading.options import default_jobs
 from grader.resultstore import Graded, ResultStore, submission_from_dict
 from grader.sandbox.limits import Limits
 
@@ -33,7 +33,7 @@ LIMITS = Limits(memory_bytes=1 << 30)
 comparable = strip_timings
 
 def local(paths, **batch) -> object:
-    return grade_with(list(paths), GradeOptions(runtime="local", limits=LIMITS, batch=BatchOptions(**batch)))
+    return grade_with(list(paths), GradeOptions(runtime="local", limits=LIMITS, **batch))
 
 
 def ours(marker: str) -> list[str]:
@@ -285,18 +285,16 @@ def test_gpu_pool_allocator_unit_without_gpus_sharing_and_multi_gpu_jobs():
 def test_gpu_pinning_unit_with_a_fake_pool_exercises_without_gpu_hold_none(tmp_path):
     """A made-up pool of device ids (no GPU here): a job of GPU exercises is pinned to one device,
     a job whose exercises need no GPU asks for none and holds nothing."""
-    from grader.batch import ThreadBatch
     from grader.catalog import Catalog
     from grader.gpus import GpuPool
+    from grader.grading.executors import Threads
+    from grader.grading.submission import Context
 
-    class FakeDockerRuntime:  # only what ThreadBatch reads; the pinning under test is ThreadBatch's
+    class FakeDockerRuntime:  # only what Threads reads; the pinning under test is Threads'
         name = "local"
 
     catalog = Catalog.load()
-    from grader.batch import BatchContext
-
-    tb = ThreadBatch(BatchContext(catalog, [], False, GradeOptions(limits=LIMITS)), FakeDockerRuntime(),
-                     BatchOptions(jobs=2))
+    tb = Threads(Context(catalog, [], False, GradeOptions(limits=LIMITS, jobs=2)), FakeDockerRuntime())
     tb.pool, tb.per_job = GpuPool(["0", "1"]), 1
     gpu_ex = [ex for ex in catalog.exercises if ex.gpu in ("required", "optional")][:1]
     cpu_ex = [ex for ex in catalog.exercises if ex.gpu == "no"][:1]

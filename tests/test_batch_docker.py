@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from benchmarks.batch_subs import make_submissions
-from grader.batch import BatchOptions
 from grader.grading import GradeOptions, grade_with
 from grader.sandbox.limits import Limits
 
@@ -70,12 +69,12 @@ def test_docker_jobs_2_matches_local_serial_and_survives_a_killed_container(imag
     thread = threading.Thread(target=killer)
     thread.start()
     try:
-        run = grade_with(subs, GradeOptions(runtime="docker", limits=LIMITS, batch=BatchOptions(jobs=2),
+        run = grade_with(subs, GradeOptions(runtime="docker", limits=LIMITS, jobs=2,
                                             runtime_options={"image": image, "gpus": "auto", "run_id": run_id}))
     finally:
         thread.join()
     assert killed
-    serial = grade_with(subs, GradeOptions(runtime="local", limits=LIMITS, batch=BatchOptions(jobs=1)))
+    serial = grade_with(subs, GradeOptions(runtime="local", limits=LIMITS, jobs=1))
     assert run.environment.runtime == "docker"
     assert [s.error for s in run.submissions] == [None] * 3
     assert verdicts(run) == verdicts(serial)
@@ -85,14 +84,13 @@ def test_docker_jobs_2_matches_local_serial_and_survives_a_killed_container(imag
 SCRIPT = """
 import sys
 from pathlib import Path
-from grader.batch import BatchOptions
 from grader.errors import Interrupted
 from grader.grading import GradeOptions, grade_with
 from grader.sandbox.limits import Limits
 paths = [Path(p) for p in sys.argv[4:]]
 opts = GradeOptions(runtime="docker", limits=Limits(memory_bytes=1 << 30),
                     runtime_options={"image": sys.argv[1], "gpus": "none", "run_id": sys.argv[2]},
-                    batch=BatchOptions(jobs=1, results_dir=Path(sys.argv[3])))
+                    jobs=1, results_dir=Path(sys.argv[3]))
 try:
     run = grade_with(paths, opts)
 except Interrupted as exc:

@@ -121,7 +121,7 @@ def test_a_grading_report_names_the_file_as_the_submission_does(tmp_path):
     sub = tmp_path / "alice" / "tensors" / "05_broadcast_bias"
     sub.mkdir(parents=True)
     (sub / "broadcast_bias.py").write_text(WRONG)
-    run = grade([tmp_path / "alice"], exercises=["05"], root=ROOT)
+    run = grade([tmp_path / "alice"], runtime="local", exercises=["05"], root=ROOT)
     message = next(c.message for c in run.submissions[0].exercises[0].checks if "must match" in c.message)
     assert f'File "tensors/05_broadcast_bias/broadcast_bias.py", line {WRONG_LINE}, in add_sample_bias' in message
     assert str(tmp_path) not in message
@@ -261,7 +261,7 @@ def test_a_notebook_saved_last_is_what_watch_and_plain_pytest_run(tmp_path):
 # --- grader watch: a short limit, the list by exercise numbers ---------------------------------------------
 
 def test_watch_limit_is_short_but_never_over_the_full_one():
-    from grader.practice.timelimit import endless_loop_note, watch_limit
+    from grader.judge.timelimit import endless_loop_note, watch_limit
 
     assert [watch_limit(s) for s in (30, 60, 90, 120, 3)] == [5, 10, 15, 20, 3]
     note = endless_loop_note("worker killed: time limit 5 s exceeded while f()", 5, 30, "05_broadcast_bias")

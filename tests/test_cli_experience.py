@@ -121,7 +121,7 @@ def test_a_report_that_fails_at_the_end_leaves_the_others_written(root, tmp_path
     targets = plan_reports({"json": blocked, "markdown": tmp_path / "r.md"}, [SOLUTION])
     blocked.parent.rmdir()
     blocked.parent.write_text("now a file, not a folder")  # what can change during minutes of grading
-    run_ = grade([SOLUTION], exercises=["05"], root=root, visibility="public")
+    run_ = grade([SOLUTION], runtime="local", exercises=["05"], root=root, visibility="public")
     failures = write_reports(run_, targets)
     assert len(failures) == 1 and failures[0].startswith(f"could not write --json {blocked}")
     assert (tmp_path / "r.md").read_text().startswith("## torch-grader")
@@ -312,4 +312,4 @@ def test_engine_refuses_a_memory_limit_too_small_for_torch(root):
     from grader.sandbox.limits import Limits
 
     with pytest.raises(UsageError, match="cannot even import torch"):
-        grade([SOLUTION], exercises=["05"], root=root, limits=Limits(memory_bytes=200 << 20))
+        grade([SOLUTION], runtime="local", exercises=["05"], root=root, limits=Limits(memory_bytes=200 << 20))

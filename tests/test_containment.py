@@ -37,7 +37,7 @@ CASES = {
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_misbehaviour_is_contained_and_explained(case):
-    run = grade([BAD / case], exercises=["05"], visibility="public", timeout_s=2,
+    run = grade([BAD / case], runtime="local", exercises=["05"], visibility="public", timeout_s=2,
                 limits=Limits(memory_bytes=1 * GiB))
     (exercise,) = run.submissions[0].exercises
     assert exercise.score == 0 and exercise.max_score == 10
@@ -48,7 +48,7 @@ def test_misbehaviour_is_contained_and_explained(case):
 
 
 def test_hung_exercise_does_not_stop_a_correct_one():
-    run = grade([BAD / "hang_plus_correct"], exercises=["05", "10"], timeout_s=1)
+    run = grade([BAD / "hang_plus_correct"], runtime="local", exercises=["05", "10"], timeout_s=1)
     by_id = {e.id: e for e in run.submissions[0].exercises}
     assert by_id["10_autograd_basics"].score == by_id["10_autograd_basics"].max_score == 10
     hung = by_id["05_broadcast_bias"]
@@ -71,7 +71,7 @@ def test_submitted_conftest_and_pytest_ini_are_never_loaded():
     marker = Path("/tmp/grader-conftest-was-loaded")
     if marker.exists():
         marker.unlink()
-    run = grade([BAD / "conftest_attack"], exercises=["05"], visibility="public")
+    run = grade([BAD / "conftest_attack"], runtime="local", exercises=["05"], visibility="public")
     assert not marker.exists(), "the submission's conftest.py was imported"
     assert run.submissions[0].score == 0  # the stub scores nothing, whatever its conftest says
 
@@ -100,7 +100,7 @@ def test_no_worker_is_left_running(tmp_path, monkeypatch):
     own.mkdir()
     monkeypatch.setenv("TMPDIR", str(own))
     monkeypatch.setattr(tempfile, "tempdir", str(own))
-    grade([BAD / "hang"], exercises=["05"], visibility="public", timeout_s=1)
+    grade([BAD / "hang"], runtime="local", exercises=["05"], visibility="public", timeout_s=1)
     # the judge template stays for the next grading of this process (grader.runtimes.template_pool):
     # nothing else may, and it ends when told to
     leftovers = [c for c in _processes_mentioning(str(own)) if "grader.runtimes.template" not in c]

@@ -19,8 +19,8 @@ from click.testing import CliRunner
 from rich.console import Console
 
 from grader.cli import cli
-from grader.gradebook import file_stems, render_csv, same_exercises, spreadsheet_safe
-from grader.reports import gradescope, html, json_report, junit, markdown, terminal
+from grader.gradebook import file_stems, same_exercises
+from grader.reports import csv_report, gradescope, html, json_report, junit, markdown, terminal
 from grader.results import CheckResult, Environment, ExerciseResult, Flag, GradeRun, SubmissionResult
 from grader.resultstore import Graded
 
@@ -192,11 +192,11 @@ def test_same_exercises_keeps_not_run_checks_out_of_the_total():
 
 
 def test_cells_that_would_be_formulas_are_escaped():
-    assert [spreadsheet_safe(v) for v in ("=1+1", "+cmd", "-2", "@SUM(A1)", "\tx", "alice", "")] == [
+    assert [csv_report.spreadsheet_safe(v) for v in ("=1+1", "+cmd", "-2", "@SUM(A1)", "\tx", "alice", "")] == [
         "'=1+1", "'+cmd", "'-2", "'@SUM(A1)", "'\tx", "alice", ""]
     sub = SubmissionResult('=HYPERLINK("http://x")', "-x.zip", (_exercise("05_x", _check("test_a")),),
                            error=None)
-    rows = list(csv.reader(io.StringIO(render_csv(_run(sub)))))
+    rows = list(csv.reader(io.StringIO(csv_report.render(_run(sub)))))
     assert rows[1][:2] == ['\'=HYPERLINK("http://x")', "'-x.zip"]
 
 
@@ -250,9 +250,9 @@ def test_the_mutation_page_looks_like_the_other_pages():
 
 def _interrupt_after(monkeypatch, finished: int):
     """grade_one that grades the first `finished` submissions, then is stopped as by Ctrl-C."""
-    import grader.batch
+    import grader.grading.executors
 
-    def fake(item, ctx, runtime, run_kwargs=None, single=False, cores=1):
+    def fake(item, ctx, runtime, run_kwargs=None, cores=1):
         if item.index >= finished:
             ctx.stop.set()
             return None
@@ -260,7 +260,7 @@ def _interrupt_after(monkeypatch, finished: int):
         return Graded(SubmissionResult(item.label, str(item.path), (ex,)),
                       environment={"torch": "2.13.0", "gpus": [], "protections": [], "notes": []})
 
-    monkeypatch.setattr(grader.batch, "grade_one", fake)
+    monkeypatch.setattr(grader.grading.executors, "grade_one", fake)
 
 
 def test_bad_input_1_an_interrupted_batch_says_so_in_every_report(root, tmp_path, monkeypatch):
@@ -356,18 +356,18 @@ def test_feedback_dir_inside_a_submission_is_refused(root, tmp_path):
 
 
 def test_the_local_runtime_warning_comes_before_grading(root, tmp_path, monkeypatch):
-    import grader.batch
+    import grader.grading.executors
     import grader.runtimes.docker
 
     monkeypatch.setattr(grader.runtimes.docker, "daemon_and_image_available", lambda image=None: None)
 
-    def fake(item, ctx, runtime, run_kwargs=None, single=False, cores=1):
+    def fake(item, ctx, runtime, run_kwargs=None, cores=1):
         import click
 
         click.echo("GRADING STARTS", err=True)
         return Graded(SubmissionResult(item.label, str(item.path), (_exercise("05_x", _check("test_a")),)))
 
-    monkeypatch.setattr(grader.batch, "grade_one", fake)
+    monkeypatch.setattr(grader.grading.executors, "grade_one", fake)
     result = run(root, "grade", STUB05, "--runtime", "auto", "-q")
     assert result.exit_code == 0, result.output
     warning = "Warning: no Docker daemon with the grading image here: grading on the local runtime"
@@ -376,14 +376,14 @@ def test_the_local_runtime_warning_comes_before_grading(root, tmp_path, monkeypa
 
 
 def test_markdown_to_a_terminal_has_no_html_entities(root, monkeypatch):
-    import grader.batch
     import grader.cli
+    import grader.grading.executors
 
-    def fake(item, ctx, runtime, run_kwargs=None, single=False, cores=1):
+    def fake(item, ctx, runtime, run_kwargs=None, cores=1):
         ex = _exercise("05_x", _check("test_a", "failed", message="state_dict has no ['layers.0'] * 2"))
         return Graded(SubmissionResult("sample_submission", str(item.path), (ex,)))
 
-    monkeypatch.setattr(grader.batch, "grade_one", fake)
+    monkeypatch.setattr(grader.grading.executors, "grade_one", fake)
     monkeypatch.setattr(grader.cli, "_stdout_is_terminal", lambda: True)
     result = run(root, "grade", STUB05, "--runtime", "local", "--markdown", "-")
     assert result.exit_code == 0, result.output
@@ -419,8 +419,8 @@ def test_grade_help_keeps_its_examples_on_their_own_lines(root):
     assert len(examples) >= 3 and all(line.startswith("    grader grade ") for line in examples), examples
     assert "--csv FILE" in result.output and "--feedback-dir DIRECTORY" in result.output
     assert "found in any submission" in " ".join(result.output.split())
-    readme = (ROOT / "README.md").read_text()
-    assert "\n    grader grade subs/* --feedback-dir feedback/\n" in readme  # the generated reference
+    reference = (ROOT / "docs" / "cli.md").read_text()
+    assert "\n    grader grade subs/* --feedback-dir feedback/\n" in reference  # the generated reference
 
 
 # --- similarity (bad inputs 5 and 6, and the reference solution) ------------------------------------

@@ -7,7 +7,7 @@ import stat
 from pathlib import Path
 
 from grader.catalog import Catalog
-from grader.grading import build_exercise
+from grader.grading.assemble import build_exercise
 from grader.reports import render_report
 from grader.results import Environment, GradeRun, SubmissionResult
 from grader.runtimes import JudgeOutput

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.batch_subs import make_submissions, strip_timings
-from grader.batch import BatchOptions
+from benchmarks.faults import proc_cmdlines
 from grader.grading import GradeOptions, grade_with
 from grader.sandbox.limits import Limits
 
@@ -24,7 +24,7 @@ EXPECTED = [100.0, 0.0]  # the reference and the stub (benchmarks.batch_subs cyc
 
 @pytest.fixture(scope="module")
 def cluster():
-    from grader.runtimes.raylocal import LocalRayCluster
+    from tests.support.ray_cluster import LocalRayCluster
 
     c = LocalRayCluster(head_cpus=1)
     try:
@@ -57,8 +57,8 @@ def _wait_for_nodes(cluster, count: int, timeout_s: float = 120) -> None:
 
 
 def ray_grade(cluster, paths, node_runtime="local", **options):
-    batch = BatchOptions(address=cluster.address, node_runtime=node_runtime, handle_signals=False)
-    return grade_with(list(paths), GradeOptions(runtime="ray", limits=LIMITS, batch=batch, **options))
+    return grade_with(list(paths), GradeOptions(runtime="ray", limits=LIMITS, address=cluster.address,
+                                                node_runtime=node_runtime, handle_signals=False, **options))
 
 
 def comparable(run):
@@ -67,15 +67,15 @@ def comparable(run):
 
 def test_ray_results_equal_the_local_runtime_and_stream_into_results_dir(cluster, tmp_path):
     subs = make_submissions(tmp_path / "subs", 4)
-    batch = BatchOptions(address=cluster.address, node_runtime="local", handle_signals=False,
-                         results_dir=tmp_path / "results")
-    run = grade_with(subs, GradeOptions(runtime="ray", limits=LIMITS, batch=batch))
-    local = grade_with(subs, GradeOptions(runtime="local", limits=LIMITS, batch=BatchOptions(jobs=2)))
+    on_ray = {"address": cluster.address, "node_runtime": "local", "handle_signals": False,
+              "results_dir": tmp_path / "results"}
+    run = grade_with(subs, GradeOptions(runtime="ray", limits=LIMITS, **on_ray))
+    local = grade_with(subs, GradeOptions(runtime="local", limits=LIMITS, jobs=2))
     assert run.environment.runtime == "ray (local)"
     assert comparable(run) == comparable(local)
     assert [s.percent for s in run.submissions][:2] == EXPECTED
     assert len(list((tmp_path / "results").glob("sub*.json"))) == 4
-    again = grade_with(subs, GradeOptions(runtime="ray", limits=LIMITS, batch=batch))
+    again = grade_with(subs, GradeOptions(runtime="ray", limits=LIMITS, **on_ray))
     assert again.extra["resumed"] == 4 and comparable(again) == comparable(run)
 
 
@@ -238,8 +238,96 @@ def test_killing_a_worker_nodes_raylet_mid_batch_loses_no_submission(cluster, tm
 def test_ports_for_one_ray_node_are_distinct_even_when_many_are_asked():
     # CI once failed every Ray test: two ports taken one at a time came back equal (40391 for the
     # node manager and the object manager) and `ray start` refused them
-    from grader.runtimes.raylocal import free_ports
+    from tests.support.ray_cluster import free_ports
 
     ports = free_ports(300)
     assert len(set(ports)) == 300, f"{300 - len(set(ports))} repeated ports among {sorted(ports)[:10]}..."
     assert all(1024 < p < 65536 for p in ports)
+
+
+def verdicts(run_or_dicts) -> list[dict]:
+    """What a grader decides of each submission (score, every check's outcome and message), from a
+    run or from a JSON report's submissions: nothing that legitimately differs between callers."""
+    subs = run_or_dicts if isinstance(run_or_dicts, list) else [s.to_dict() for s in run_or_dicts.submissions]
+    return [{"name": s["name"], "error": s["error"], "score": s["score"], "max_score": s["max_score"],
+             "exercises": [(e["id"], e["score"], [(c["name"], c["outcome"], c["message"]) for c in e["checks"]])
+                           for e in s["exercises"]]} for s in subs]
+
+
+class _KillFirstJudge:
+    """Kills the first judge grading a submission whose name starts with `marker` (SIGKILL, from outside, as a
+    lost machine would): the grading infrastructure failed once, and the pipeline must grade again."""
+
+    def __init__(self, marker: str):
+        import threading
+
+        self.marker, self.killed = marker, []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+
+    def _loop(self) -> None:
+        import json
+        import signal
+
+        while not self.killed and not self.stop.wait(0.02):
+            for pid, cmd in proc_cmdlines().items():
+                if "grader.judge" not in cmd or not cmd.split()[-1].endswith(".json"):
+                    continue
+                try:
+                    spec = json.loads(Path(cmd.split()[-1]).read_text())
+                except (OSError, ValueError):
+                    continue
+                if any(str(c.get("label", "")).startswith(self.marker) for c in spec.get("candidates", [])):
+                    os.kill(pid, signal.SIGKILL)
+                    self.killed.append(pid)
+                    break
+
+
+def test_one_pipeline_python_cli_jobs_and_ray_give_identical_results_after_a_lost_judge(cluster, tmp_path):
+    """The same two submissions (the sample submission: some checks pass, some fail) graded through
+    the Python API one by one, the CLI, `--jobs 2` and Ray: identical results, each run having lost
+    its first judge to a SIGKILL from outside (the infrastructure retry is the one pipeline's too)."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+
+    from grader.grading import grade
+
+    marker = f"onepipe{os.getpid()}"  # names no other test's submissions have
+    subs = []
+    for name in (f"{marker}ann", f"{marker}bob"):
+        shutil.copytree(Path(__file__).resolve().parent.parent / "examples" / "sample_submission", tmp_path / name)
+        subs.append(tmp_path / name)
+    results = {}
+    with _KillFirstJudge(marker) as killer:
+        results["python"] = [s for p in subs for s in verdicts(grade([p], runtime="local", limits=LIMITS))]
+    assert len(killer.killed) == 1
+    with _KillFirstJudge(marker) as killer:
+        out = subprocess.run([sys.executable, "-m", "grader", "grade", *map(str, subs), "--runtime", "local",
+                              "--jobs", "1", "--memory-gb", "1", "-q", "--json", str(tmp_path / "cli.json")],
+                             capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert len(killer.killed) == 1
+    report = json.loads((tmp_path / "cli.json").read_text())  # exercises flattened, each naming its submission
+    results["cli"] = verdicts([{**s, "exercises": [e for e in report["exercises"] if e["submission"] == s["name"]]}
+                               for s in report["submissions"]])
+    with _KillFirstJudge(marker) as killer:
+        results["jobs 2"] = verdicts(grade(subs, runtime="local", limits=LIMITS, jobs=2))
+    assert len(killer.killed) == 1
+    with _KillFirstJudge(marker) as killer:
+        results["ray"] = verdicts(grade(subs, runtime="ray", limits=LIMITS, address=cluster.address,
+                                          node_runtime="local", handle_signals=False))
+    assert len(killer.killed) == 1
+    first = results["python"]
+    assert [s["error"] for s in first] == [None, None] and 0 < first[0]["score"] < first[0]["max_score"]
+    for caller, found in results.items():
+        assert found == first, caller

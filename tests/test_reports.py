@@ -36,7 +36,7 @@ def normalise_run(run: GradeRun) -> GradeRun:
 
 @pytest.fixture(scope="module")
 def sample_run() -> GradeRun:
-    return normalise_run(grade([SAMPLE], exercises=["05", "10", "18"]))
+    return normalise_run(grade([SAMPLE], runtime="local", exercises=["05", "10", "18"]))
 
 
 def render_terminal(run: GradeRun) -> str:

@@ -69,9 +69,9 @@ def _scores(run) -> list[tuple]:
 
 def test_forked_and_fresh_judges_give_the_same_verdicts(monkeypatch):
     subs = [ROOT / "solutions", BAD / "segv", ROOT / "examples" / "sample_submission"]
-    forked = grade(subs, exercises=["05", "10", "18"], timeout_s=5)
+    forked = grade(subs, runtime="local", exercises=["05", "10", "18"], timeout_s=5)
     monkeypatch.setenv("GRADER_JUDGE_TEMPLATE", "0")
-    fresh = grade(subs, exercises=["05", "10", "18"], timeout_s=5)
+    fresh = grade(subs, runtime="local", exercises=["05", "10", "18"], timeout_s=5)
     assert _scores(forked) == _scores(fresh)
     assert [s.percent for s in forked.submissions][:2] == [100.0, 0.0]
     assert 0 < forked.submissions[2].percent < 100.0
@@ -80,7 +80,7 @@ def test_forked_and_fresh_judges_give_the_same_verdicts(monkeypatch):
 def test_the_worker_sees_the_scrubbed_environment_not_the_templates(monkeypatch):
     # snoop_secrets puts its os.environ and /proc/self/environ into its error messages
     monkeypatch.setenv("GRADER_TEST_SECRET", "s3cr3t-template")
-    run = grade([ATTACKS / "snoop_secrets"], exercises=["05"], visibility="public", timeout_s=10)
+    run = grade([ATTACKS / "snoop_secrets"], runtime="local", exercises=["05"], visibility="public", timeout_s=10)
     message = next(c.message for c in run.submissions[0].exercises[0].checks if "my environment" in (c.message or ""))
     raw = message.split("/proc/self/environ:", 1)[1]
     assert "PYTHONHASHSEED=0" in raw and "HOME=" in raw

@@ -1,181 +1,19 @@
-"""The grading engine, usable without the CLI:
-
-    from grader.grading import grade
-    run = grade(["submission.zip"], exercises=["05", "10"], runtime="local")
-    print(run.score, run.max_score)
-
-It opens each submission, finds the candidate files, runs the judge through a runtime, and builds
-the `GradeRun` result model that every report is rendered from. A broken exercise never stops the
-others, and a submission that cannot be opened or holds no exercise file is reported, never raised:
-it is a failed submission (`error` set; 0 of the points of the exercises asked for).
-"""
+"""Assembling results: the judge's records for one (submission, exercise) become an
+`ExerciseResult`; the graded submissions of a run become its `GradeRun` (the result model every
+report is rendered from, grader/results.py)."""
 
 from __future__ import annotations
 
-import contextlib
-import datetime as dt
 import platform
-import time
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader import __version__, notebooks
-from grader.catalog import Catalog, Exercise, require_hidden_tests
-from grader.errors import GraderError, UsageError
+from grader.catalog import Catalog, Exercise
 from grader.packs import origin_fields
-from grader.practice.state import read_progress
-from grader.results import (
-    Environment,
-    ExerciseResult,
-    Flag,
-    GradeRun,
-    SubmissionResult,
-    safe_text,
-    score_checks,
-)
-from grader.runtimes import JudgeJob, JudgeOutput, get_runtime, resolve_runtime
-from grader.runtimes.base import Candidate
-from grader.sandbox.limits import MIN_MEMORY_GB, Limits
-from grader.submissions import CandidateFile, locate, opened, submission_name
-
-VISIBILITY_FILES = {"all": ("test_public.py", "test_hidden.py"), "public": ("test_public.py",),
-                    "hidden": ("test_hidden.py",)}
-
-
-@dataclass
-class GradeOptions:
-    exercises: list[str] | None = None  # refs; None: every exercise with a file in the submission
-    runtime: str = "local"  # local | docker | auto (docker when a daemon and the image are there)
-    visibility: str = "all"
-    timeout_s: float | None = None
-    limits: Limits = field(default_factory=Limits)
-    seed: int = 0
-    root: Path | None = None
-    runtime_options: dict = field(default_factory=dict)
-    pytest_args: list[str] = field(default_factory=list)  # e.g. ["-x"], ["-k", "pairwise"] (grader check)
-    # what the candidate's code prints, shown under its failing public checks: for the candidate
-    # (`grader check`, `grader watch`), never in a grading run's reports, where printed text could
-    # pose as a verdict in front of the interviewer
-    capture_output: bool = False
-    batch: object | None = None  # grader.batch.BatchOptions: jobs, --results-dir, progress, Ray
-
-
-def _batched(paths: list[Path], options: GradeOptions) -> bool:
-    return options.batch is not None or len(paths) > 1 or options.runtime == "ray"
-
-
-def grade(paths: list[str | Path], **kwargs) -> GradeRun:
-    """Grade one or more submissions. Keyword arguments are those of `GradeOptions`."""
-    return grade_with(list(map(Path, paths)), GradeOptions(**kwargs))
-
-
-def grade_with(paths: list[Path], options: GradeOptions) -> GradeRun:
-    if not paths:
-        raise UsageError("no submission given: pass a folder, a .py file, a .zip or a .tar.gz")
-    if options.limits.memory_bytes < MIN_MEMORY_GB * (1 << 30):
-        raise UsageError(f"a memory limit of {options.limits.memory_bytes / (1 << 30):g} GiB cannot even import "
-                         f"torch in a worker: every check would fail for the grader's setting; use at least "
-                         f"{MIN_MEMORY_GB:g} GiB")
-    if _batched(paths, options):  # each submission in its own judge or container, in parallel
-        from grader.batch import BatchOptions, grade_batch
-
-        return grade_batch(paths, options, options.batch or BatchOptions())
-    catalog = Catalog.load(options.root)
-    explicit = bool(options.exercises)
-    selected = catalog.select(options.exercises)
-    started = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat()
-    t0 = time.monotonic()
-    runtime_name, warning = resolve_runtime(options.runtime, options.runtime_options.get("image"), catalog.root,
-                                            bool(options.runtime_options.get("allow_stale_image")))
-    require_gpu_here(runtime_name, options)
-    runtime = get_runtime(runtime_name, **(options.runtime_options if runtime_name == "docker" else {}))
-    stale = runtime.check_image(catalog.root) if runtime_name == "docker" else None
-    with contextlib.ExitStack() as stack:
-        stack.callback(runtime.close)
-        candidates: list[tuple[str, Path, dict[str, CandidateFile] | None, str | None]] = []
-        labels: set[str] = set()
-        origin: dict[str, Path] = {}  # what was given: an archive, not the folder it is unpacked to
-        judge_roots: dict[str, Path] = {}  # what the runtime mounts: differs for a single notebook
-        progress: dict[str, list[dict]] = {}
-        for path in paths:
-            label = _unique(submission_name(path), labels)
-            origin[label] = Path(path).resolve()
-            try:
-                root = stack.enter_context(opened(path))
-                if entries := read_progress(root):  # a --record-progress bundle's record (unverified)
-                    progress[label] = entries
-                files = locate(root, selected, explicit)
-                files, judge_roots[label] = notebooks.prepare(root, files, selected, stack)
-                if not files:
-                    raise UsageError(
-                        f"{safe_text(str(path), newlines=False)}: no exercise files found (looked for e.g. "
-                        f"{selected[0].layout_path}); "
-                        f"name the exercises with --exercises, or check the layout")
-                candidates.append((label, root, files, None))
-            except GraderError as exc:
-                # a failed submission, reported as such (score 0) in every report: never raised,
-                # so that reports are still written and the candidate sees why
-                candidates.append((label, path, None, str(exc)))
-        graded = [c for c in candidates if c[2]]
-        used = [ex for ex in selected if any(ex.id in c[2] for c in graded)]
-        if runtime.name == "local" and options.visibility != "public":
-            # the local judge reads this machine's exercises; the grading image brings its own
-            require_hidden_tests(used, "Candidates: run `grader check`. Interviewers: grade with the grading "
-                                       "image (`--runtime docker`), or from the grader's own repository.")
-        output = JudgeOutput(records=[])
-        if graded:
-            job = JudgeJob(root=catalog.root, exercises=used,
-                           candidates=[Candidate(label, {k: v.to_spec() for k, v in files.items()}, str(judge_roots[label]))
-                                       for label, root, files, _ in graded],
-                           test_files=VISIBILITY_FILES[options.visibility], limits=options.limits,
-                           timeout_s=options.timeout_s, seed=options.seed, pytest_args=list(options.pytest_args),
-                           capture_output=options.capture_output)
-            # a submission with many exercises: several judges, each over a share of them (isolation
-            # unchanged: every check still runs in a worker of its own)
-            from grader.batch import default_jobs
-            from grader.parallel import judges_for, run_split
-
-            output = run_split(runtime, job, judges_for(job, default_jobs(options.limits.memory_bytes)))
-        results = []
-        for label, root, files, error in candidates:
-            if files is None:
-                asked = selected if explicit else []
-                results.append(SubmissionResult(name=label, path=str(origin[label]), error=error,
-                                                exercises=tuple(failed_exercise(ex, error) for ex in asked)))
-                continue
-            exercises = tuple(build_exercise(ex, label, root, files[ex.id], output)
-                              for ex in used if ex.id in files)
-            if Path(root) != origin[label]:  # an archive: messages name it, not its temporary folder
-                from grader.gradebook import archive_paths
-
-                exercises = archive_paths(exercises, str(root), str(origin[label]))
-            # an archive's path, never the temporary folder it was unpacked to (gone after grading)
-            results.append(SubmissionResult(name=label, path=str(origin[label]), exercises=exercises))
-    if warning:
-        output.notes.insert(0, warning)
-    if stale:
-        output.notes.insert(0, stale)
-    output.notes += [f"exercise {name} was skipped: {problem}" for name, problem in catalog.problems.items()]
-    env = environment(runtime.name, output)
-    env = replace(env, exercise_root=str(catalog.root) if runtime.name == "local" else
-                  f"the grading image {options.runtime_options.get('image') or 'torch-grader:latest'}")
-    return GradeRun(submissions=tuple(results), environment=env, started_at=started,
-                    duration_s=time.monotonic() - t0, tool_version=__version__,
-                    extra={"progress": progress} if progress else {})
-
-
-def require_gpu_here(runtime: str, options: GradeOptions) -> None:
-    """--require-gpu on the local runtime of a machine with no GPU: refused before anything is
-    graded (the docker runtime refuses when its first container cannot have one)."""
-    if runtime != "local" or not options.runtime_options.get("require_gpu"):
-        return
-    from grader.errors import RuntimeUnavailable
-    from grader.gpus import visible_gpus
-
-    if not visible_gpus():
-        raise RuntimeUnavailable("--require-gpu: this machine has no GPU (nvidia-smi lists none), and the local "
-                                 "runtime grades here: nothing was graded; grade on a machine with a GPU, or "
-                                 "drop --require-gpu to grade on CPU (CUDA checks are then left out)")
+from grader.results import Environment, ExerciseResult, Flag, GradeRun, score_checks
+from grader.resultstore import Graded
+from grader.runtimes import JudgeOutput
+from grader.submissions import CandidateFile
 
 
 def failed_exercise(ex: Exercise, why: str) -> ExerciseResult:
@@ -184,14 +22,6 @@ def failed_exercise(ex: Exercise, why: str) -> ExerciseResult:
            "message": why, "duration_s": 0.0, "file": "", "line": 0}
     return ExerciseResult(id=ex.id, title=ex.title, track=ex.track, difficulty=ex.difficulty, points=ex.points,
                           file=None, checks=tuple(score_checks(ex.points, [row])), problem=why, **origin_fields(ex))
-
-
-def _unique(label: str, used: set[str]) -> str:
-    candidate, n = label, 2
-    while candidate in used:
-        candidate, n = f"{label}-{n}", n + 1
-    used.add(candidate)
-    return candidate
 
 
 def environment(runtime: str, output: JudgeOutput) -> Environment:
@@ -265,3 +95,63 @@ def keep_judge_log(output: JudgeOutput) -> str | None:
             fh.write(output.log)
         output.log_file = name
     return output.log_file
+
+
+def grade_run(graded: list[Graded], *, runtime: str, notes: list[str], catalog: Catalog, explicit: bool,
+              total: int, started_at: str, duration_s: float, image: str | None = None, resumable: bool = False,
+              not_graded: list[tuple[str, str]] | None = None) -> GradeRun:
+    """The run's result from its graded submissions (in the order given). `not_graded`: the
+    (label, path) of submissions an interruption left out, which every report then names."""
+    submissions = [g.submission for g in graded]
+    if total > 1 and not explicit:  # a batch: every submission on the exercises found in any
+        from grader.gradebook import same_exercises
+
+        submissions = same_exercises(submissions, [ex.id for ex in catalog.exercises])
+    extra = _extra(graded, resumable) | _guides(graded, catalog)
+    if not_graded is not None:
+        extra["partial"] = {"graded": len(graded), "total": total,
+                            "not_graded": [{"name": name, "path": path} for name, path in not_graded]}
+    return GradeRun(submissions=tuple(submissions), environment=run_environment(runtime, graded, notes, catalog, image),
+                    started_at=started_at, duration_s=duration_s, tool_version=__version__, extra=extra)
+
+
+def _extra(graded: list[Graded], resumable: bool) -> dict:
+    extra: dict = {"resumed": sum(g.resumed for g in graded)} if resumable else {}
+    progress = {g.submission.name: g.environment["progress"] for g in graded if g.environment.get("progress")}
+    if progress:
+        extra["progress"] = progress
+    return extra
+
+
+def _guides(graded: list[Graded], catalog: Catalog) -> dict:
+    """The follow-up questions of each graded exercise's interviewer's guide, for the interviewer's
+    HTML report (`grader.reports.audience` drops them from the candidate's)."""
+    from grader.guides import read_guide
+
+    ids = {ex.id for g in graded for ex in g.submission.exercises}
+    follow_ups = {}
+    for ex in catalog.exercises:
+        guide = read_guide(ex.dir) if ex.id in ids else None
+        if guide is not None and guide.follow_ups:
+            follow_ups[ex.id] = {"minutes": guide.minutes, "follow_ups": guide.follow_ups, "guide": str(guide.path)}
+    return {"guides": follow_ups} if follow_ups else {}
+
+
+def run_environment(runtime: str, graded: list[Graded], notes: list[str], catalog: Catalog,
+                    image: str | None = None) -> Environment:
+    """Where and how the run graded: the first judge's torch and GPUs, every note once, and where the
+    exercises and checks came from."""
+    env = next((g.environment for g in graded if g.environment.get("torch")), {})
+    all_notes = list(notes)
+    for g in graded:
+        for note in g.environment.get("notes", []):
+            if note not in all_notes:
+                all_notes.append(note)
+    all_notes += [f"exercise {name} was skipped: {problem}" for name, problem in catalog.problems.items()]
+    protections = next((g.environment.get("protections") for g in graded if g.environment.get("protections")), [])
+    exercise_root = (str(catalog.root) if runtime == "local" else
+                     f"the grading image {image or 'torch-grader:latest'}" if runtime == "docker"
+                     else f"the Ray nodes ({runtime})")
+    return Environment(runtime=runtime, python=platform.python_version(), torch=env.get("torch", ""),
+                       cuda=env.get("cuda"), gpus=tuple(env.get("gpus", [])), protections=tuple(protections),
+                       notes=tuple(all_notes), exercise_root=exercise_root)

@@ -1,4 +1,4 @@
-"""`--runtime ray`: one Ray task per submission, each running the docker (or local) runtime on the
+"""`--runtime ray`: the executor that grades one Ray task per submission, each running the docker (or local) runtime on the
 node it lands on. Optional: `pip install 'torch-grader[ray]'`.
 
 - The driver (`grader grade`) connects with `ray.init(address=...)` (auto, ray://host:10001 or
@@ -81,9 +81,9 @@ def _node_local_runtime(shared: bool = True):
 
 def _grade_on_node(name: str, payload: bytes, label: str, spec: dict) -> dict:
     """The Ray task: unpack the submission, grade it with the node's runtime, return the stored form."""
-    from grader.batch import BatchContext, WorkItem, grade_one
     from grader.catalog import require_hidden_tests
-    from grader.grading import GradeOptions
+    from grader.grading.options import GradeOptions
+    from grader.grading.submission import Context, WorkItem, grade_one
     from grader.packs import catalog_on_node
     from grader.runtimes import get_runtime
     from grader.runtimes.docker import GpuRequest
@@ -93,7 +93,7 @@ def _grade_on_node(name: str, payload: bytes, label: str, spec: dict) -> dict:
     options = GradeOptions(exercises=spec["exercises"], runtime=spec["node_runtime"], visibility=spec["visibility"],
                            timeout_s=spec["timeout_s"], limits=Limits(**spec["limits"]), seed=spec["seed"])
     catalog = catalog_on_node(spec.get("packs", []))  # the exercise packs shipped with the task, unpacked here
-    ctx = BatchContext(catalog, catalog.select(options.exercises), bool(options.exercises), options)
+    ctx = Context.of(options, catalog)
     try:
         if spec["node_runtime"] == "docker":
             runtime = get_runtime("docker", **spec["runtime_options"])
@@ -126,13 +126,14 @@ def _grade_on_node(name: str, payload: bytes, label: str, spec: dict) -> dict:
     return graded.to_dict("")
 
 
-class RayBatch:
-    """The batch executor for --runtime ray (the same contract as batch.ThreadBatch)."""
+class RayExecutor:
+    """The executor for --runtime ray (the contract of grader.grading.executors)."""
 
-    def __init__(self, ctx, batch):
+    def __init__(self, ctx):
         self.ray = ray = _import_ray()
-        self.ctx, self.batch = ctx, batch
-        address = batch.address or os.environ.get("RAY_ADDRESS") or "auto"
+        self.ctx = ctx
+        self.options = options = ctx.options
+        address = options.address or os.environ.get("RAY_ADDRESS") or "auto"
         self._owned = not ray.is_initialized()  # connected here: disconnected after the batch
         try:
             # before the batch's signal handlers: ray.init replaces the driver's SIGTERM handler
@@ -140,20 +141,21 @@ class RayBatch:
         except (ConnectionError, ValueError, RuntimeError) as exc:
             raise RuntimeUnavailable(f"cannot reach the Ray cluster at {address!r} ({exc}): start one with "
                                      f"`ray start --head`, or give its address with --address") from None
-        self.options = ctx.options
         self._cancelled = threading.Event()
         resources = ray.cluster_resources()
-        from grader.batch import PER_JOB_OVERHEAD, uses_gpu
+        from grader.grading.executors import uses_gpu
+        from grader.grading.options import PER_JOB_OVERHEAD
 
         wants_gpu = resources.get("GPU", 0) > 0 and uses_gpu(ctx.selected)
         self.task = ray.remote(_grade_on_node).options(
             num_cpus=1, num_gpus=1 if wants_gpu else 0, memory=self.options.limits.memory_bytes + PER_JOB_OVERHEAD,
             max_retries=MAX_RETRIES, retry_exceptions=False, name="grade-submission")
-        self.in_flight = batch.jobs or max(2, int(resources.get("CPU", 1)) * 2)
+        self.in_flight = options.jobs or max(2, int(resources.get("CPU", 1)) * 2)
 
     def version_tag(self) -> str:
         image = self.options.runtime_options.get("image", "")
-        return f"ray/{self.batch.node_runtime}/{image if self.batch.node_runtime == 'docker' else ''}"
+        node_runtime = self.options.node_runtime
+        return f"ray/{node_runtime}/{image if node_runtime == 'docker' else ''}"
 
     def cancel(self) -> None:
         self._cancelled.set()
@@ -165,7 +167,7 @@ class RayBatch:
         runtime_options = {k: v for k, v in o.runtime_options.items() if k in ("image", "gpus", "require_gpu")}
         from grader.packs import shipped
 
-        return {"exercises": o.exercises, "node_runtime": self.batch.node_runtime, "visibility": o.visibility,
+        return {"exercises": o.exercises, "node_runtime": o.node_runtime, "visibility": o.visibility,
                 "packs": shipped(self.ctx.catalog),  # exercise packs travel with each task (small: no data sets)
                 "timeout_s": o.timeout_s, "limits": asdict(o.limits), "seed": o.seed,
                 "runtime_options": runtime_options,

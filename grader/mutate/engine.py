@@ -24,7 +24,7 @@ from pathlib import Path
 
 from grader.catalog import Catalog, Exercise, require_hidden_tests
 from grader.errors import GraderError
-from grader.grading import build_exercise
+from grader.grading.assemble import build_exercise
 from grader.mutate import equivalents
 from grader.mutate.cache import ResultCache, kill_child_judges
 from grader.mutate.mutants import Mutant, generate

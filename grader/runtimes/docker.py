@@ -90,7 +90,7 @@ class DockerRuntime(Runtime):
             self.labels = self.client.images.get(image).labels or {}
         except docker.errors.ImageNotFound:
             raise RuntimeUnavailable(f"grading image {image!r} not found: build it with `{build_command(image)}` "
-                                     f"(see README, 'Grading in Docker'), or use --runtime local") from None
+                                     f"(see docs/grading.md, 'Grading in Docker'), or use --runtime local") from None
         if require_gpu and self.gpus.mode == "none":
             raise UsageError("--require-gpu contradicts --gpus none")
 
