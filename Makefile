@@ -54,9 +54,9 @@ test: install
 lint: install
 	$(BIN)/ruff check grader tests benchmarks
 
-## docs: regenerate the README's CLI reference from --help
+## docs: regenerate the docs' generated parts (docs/cli.md from --help, sample outputs) with cog
 docs: install
-	$(BIN)/cog -r README.md
+	$(BIN)/cog -r README.md docs/*.md
 
 clean:
 	rm -rf $(VENV) reports build *.egg-info
