@@ -5,7 +5,7 @@ submission ends with exactly one result, its score equals an undisturbed run's, 
 running.
 
     .venv/bin/python benchmarks/faults.py --count 200 [--runtime docker] [--ray]
-    .venv/bin/python benchmarks/faults.py --count 20          # what CI runs (tests/test_faults.py)
+    .venv/bin/python benchmarks/faults.py --count 20          # what CI runs (tests/grading/test_faults.py)
 
 The undisturbed run grades one submission of each distinct content (benchmarks/batch_subs.py
 cycles through five files) and each submission's score is compared with its content's.

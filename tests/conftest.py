@@ -12,9 +12,9 @@ DATA = Path(__file__).resolve().parent / "data"
 # `make test` runs the suite on every core (pytest-xdist, `--dist loadfile`): each file goes whole
 # to one worker (module-scoped fixtures grade a batch once), in the order collected. The longest
 # files go first, so that no worker is left with one of them alone at the end.
-LONGEST_FIRST = ("tests/test_exercises.py", "tests/attacks/test_attacks.py", "tests/test_faults.py",
-                 "tests/test_docker.py", "tests/test_ray.py", "tests/test_sandbox_profile.py",
-                 "tests/test_batch.py", "tests/test_containment.py", "tests/test_trust.py")
+LONGEST_FIRST = ("tests/exercises/test_exercises.py", "tests/attacks/test_attacks.py", "tests/grading/test_faults.py",
+                 "tests/runtimes/test_docker.py", "tests/grading/test_ray.py", "tests/sandbox/test_sandbox_profile.py",
+                 "tests/grading/test_batch.py", "tests/sandbox/test_containment.py", "tests/judge/test_trust.py")
 
 
 def pytest_collection_modifyitems(items):

@@ -325,7 +325,7 @@ def warm_up(torch, features: set[str]) -> None:
     engine's first backward starts one thread per accelerator (after which every forked worker
     fails "Unable to handle autograd's threading in combination with fork-based
     multiprocessing"), and a CUDA driver initialised before fork is broken in every child
-    ("CUDA error: initialization error"). `tests/test_sandbox_profile.py` holds this to it."""
+    ("CUDA error: initialization error"). `tests/sandbox/test_sandbox_profile.py` holds this to it."""
     import torch.nn.functional as F
     import torch.utils.data  # noqa: F401
 

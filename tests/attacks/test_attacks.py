@@ -17,8 +17,8 @@ For each attack and runtime:
   environment (GRADER_TEST_SECRET, planted here) appears in any report.
 
 Known gaps are `xfail(strict=True)` tests named test_known_gap_*: they document what the grader
-does not stop yet, and fail loudly once it does. `test_zz_summary` prints attacks tried and
-contained per runtime.
+does not stop yet, and fail loudly once it does. Each attack is a test of its own, per runtime:
+pytest's summary is the count of attacks tried and contained.
 
 No conftest: the submissions' own conftest.py files are stored as conftest.py.attack (pytest
 would load a conftest.py under tests/ while collecting) and renamed in the graded copy.
@@ -80,7 +80,6 @@ VALUES_05 = frozenset({FEATURE, SAMPLE, PAIRWISE, "test_feature_bias_shape", "te
                        "test_inputs_untouched", "test_no_cdist_no_loops"})
 MEMORY_05 = r"the call needed \d+ MiB at its peak for N = M = 1024, D = 128 \(limit 64 MiB"
 
-TALLY: dict[tuple[str, str], str] = {}  # (runtime, attack) -> contained | known gap
 
 
 @dataclass(frozen=True)
@@ -856,7 +855,7 @@ BUILDERS = {"main": _main, "hidden": _hidden, "single": _single_files, "no_landl
 @pytest.fixture(scope="module")
 def image() -> str:
     """The grading image, (re)built from this checkout (skipped when nothing changed), as in
-    tests/test_docker.py."""
+    tests/runtimes/test_docker.py."""
     try:
         from grader.image import build_image, docker_client
 
@@ -922,7 +921,6 @@ def assert_contained(batch: Batch, attack: Attack, submission: str | None = None
 def test_attack_is_contained(attack, runtime, request, batches):
     _use(request, runtime)
     assert_contained(batches("main", runtime), attack)
-    TALLY[(runtime, attack.name)] = "contained"
 
 
 @pytest.mark.parametrize(("archive", "runtime"), [
@@ -939,7 +937,6 @@ def test_hostile_archive_or_link_is_refused(archive, runtime, request, batches):
         sub = batch.submission(archive.removesuffix(".zip").removesuffix(".tar.gz"))
         assert sub["score"] == 0 and re.search(ARCHIVES[archive], sub["error"]), sub
         assert "/tmp/torch-grader-attack-zip-slip.py" not in batch.evidence["markers"]
-    TALLY[(runtime, archive)] = "contained"
 
 
 @pytest.mark.parametrize("runtime", _runtimes("local", "docker"))
@@ -960,7 +957,6 @@ def test_reports_are_complete_and_leak_nothing(runtime, request, batches):
             assert not leaked, f"hidden lines in the {kind} report: {leaked[:3]}"
     notes = " ".join(batch.report["environment"]["notes"])
     assert "RAN" not in notes, notes
-    TALLY[(runtime, "secrets and hidden checks stay out of reports")] = "contained"
 
 
 def _hidden_lines() -> set[str]:
@@ -987,7 +983,6 @@ def test_nothing_is_left_behind(runtime, request, batches):
     # only this batch's containers (its run label): other graders, or an earlier run killed
     # half-way, may have containers of their own on the same daemon
     assert batch.evidence["containers_left"] == [], batch.evidence["containers_left"]
-    TALLY[(runtime, "nothing left running")] = "contained"
 
 
 @pytest.mark.parametrize(("attack", "runtime"), _cases(CONTAINMENT[:2]))
@@ -996,7 +991,6 @@ def test_worker_tree_and_scratch_are_contained(attack, runtime, request, batches
     submission graded after them (victim) is graded in full."""
     _use(request, runtime)
     assert_contained(batches("containment", runtime), attack)
-    TALLY[(runtime, attack.name)] = "contained"
 
 
 @pytest.mark.parametrize(("attack", "runtime"), _cases(HIDDEN))
@@ -1005,7 +999,6 @@ def test_forged_observation_is_refused(attack, runtime, request, batches):
     rely on must not turn their observations into points."""
     _use(request, runtime)
     assert_contained(batches("hidden", runtime), attack)
-    TALLY[(runtime, attack.name)] = "contained"
 
 
 @pytest.mark.parametrize("runtime", _runtimes("local", "docker"))
@@ -1019,7 +1012,6 @@ def test_single_file_submissions_cannot_read_each_other(runtime, request, batche
     victim = batch.exercise("victim", "05_broadcast_bias")
     assert victim["score"] == victim["max_score"] == 10
     assert "VICTIM-ANSWER-7f3a" not in json.dumps(batch.report)
-    TALLY[(runtime, "single_file peek")] = "contained"
 
 
 @pytest.mark.parametrize("runtime", _runtimes("local", "docker"))
@@ -1050,8 +1042,7 @@ def test_fork_server_killed_or_stopped_without_landlock(runtime, request, batche
         later = [c for c in ex["checks"] + ref["checks"] if c["name"] != FEATURE]
         assert all("cannot be restarted inside the container" in c["message"] for c in later), \
             [c["message"] for c in later]
-        assert ex["score"] == 0 and ref["score"] == 0
-    TALLY[(runtime, "zygote_killer (no Landlock)")] = "contained" if runtime == "local" else "reported"
+        assert ex["score"] == 0 and ref["score"] == 0 if runtime == "local" else "reported"
 
 
 @pytest.mark.parametrize("runtime, name", [
@@ -1069,7 +1060,6 @@ def test_walls_hold_without_landlock(runtime, name, request, batches):
     assert_contained(batch, attack)
     for text in batch.texts.values():
         assert SECRET not in text
-    TALLY[(runtime, f"{name} (no Landlock)")] = "contained"
 
 
 def test_announced_size_is_not_allocated():
@@ -1149,7 +1139,6 @@ def test_candidate_reports_carry_no_hidden_check(runtime, request, batches):
         assert not leaked, f"hidden check names in the {kind} report: {leaked[:5]}"
     snoop = [c["message"] for c in batch.exercise("probe_snoop", "05_broadcast_bias")["checks"]]
     assert any("PROBE-CODE" in m for m in snoop), "probe_snoop no longer reaches its probe: the test proves nothing"
-    TALLY[(runtime, "probe_snoop (candidate reports)")] = "contained"
 
 
 @pytest.mark.docker
@@ -1167,7 +1156,6 @@ def test_docker_grades_a_candidate_bundle_with_the_hidden_checks(image, tmp_path
     checks = run.submissions[0].exercises[0].checks
     assert {c.visibility for c in checks} == {"public", "hidden"}, [(c.name, c.visibility) for c in checks]
     assert run.score == run.max_score == 10
-    TALLY[("docker", "candidate bundle graded with public checks only")] = "contained"
 
 
 @pytest.mark.docker
@@ -1192,7 +1180,6 @@ def test_a_stale_image_is_refused(image, tmp_path):
     auto = grade([REFERENCE_05], exercises=["05"], runtime="auto", root=root, visibility="public",
                  runtime_options=options)
     assert auto.environment.runtime == "local" and "is stale" in auto.environment.notes[0]
-    TALLY[("docker", "stale grading image")] = "contained"
 
 
 @pytest.mark.parametrize("runtime", _runtimes("local", "docker"))
@@ -1205,22 +1192,3 @@ def test_dev_shm_is_private(runtime, request, batches):
     messages = [c["message"] for c in batch.exercise("write_outside", "05_broadcast_bias")["checks"]]
     assert all(re.search(r"dev shm: (written|Permission denied)", m) for m in messages), messages
     assert not [p for p in batch.evidence["written_markers"] if p.startswith("/dev/shm/")]
-    TALLY[(runtime, "write_outside: /dev/shm")] = "contained"
-
-
-def test_zz_summary(capsys):
-    """The closing figure: attacks tried and contained, per runtime."""
-    lines = []
-    for runtime in ("local", "docker"):
-        mine = {k[1]: v for k, v in TALLY.items() if k[0] == runtime}
-        if not mine:
-            continue
-        contained = sum(v in ("contained", "reported") for v in mine.values())
-        reported = sorted(k for k, v in mine.items() if v == "reported")
-        gaps = sorted(k for k, v in mine.items() if v == "known gap")
-        lines.append(f"{runtime}: {len(mine)} attacks tried, {contained} contained"
-                     + (f" ({len(reported)} of them by reporting it: {', '.join(reported)})" if reported else "")
-                     + (f", {len(gaps)} known gaps ({', '.join(gaps)})" if gaps else ""))
-    with capsys.disabled():
-        print("\n" + "\n".join(lines or ["no attack ran"]))
-
