@@ -22,6 +22,22 @@ def pytest_collection_modifyitems(items):
     items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))  # stable: file order kept
 
 
+def pytest_terminal_summary(terminalreporter):
+    """Where the time went: seconds per test folder (setup, call and teardown, summed over the
+    workers: on 2 cores the wall time is about half the total), largest first."""
+    per_folder: dict[str, float] = {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            nodeid, duration = getattr(report, "nodeid", ""), getattr(report, "duration", None)
+            if nodeid.startswith("tests/") and isinstance(duration, float):
+                folder = "/".join(nodeid.split("::", 1)[0].split("/")[:-1])
+                per_folder[folder] = per_folder.get(folder, 0.0) + duration
+    if per_folder:
+        terminalreporter.write_sep("=", "seconds per test folder (all workers)")
+        for folder, seconds in sorted(per_folder.items(), key=lambda item: -item[1]):
+            terminalreporter.write_line(f"{seconds:8.1f}  {folder}")
+
+
 @pytest.fixture(scope="session")
 def zygote():
     from grader.sandbox.client import Zygote
