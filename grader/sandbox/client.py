@@ -6,6 +6,7 @@ Everything a worker does wrong — hang, crash, exit, flood its output, blow its
 
 from __future__ import annotations
 
+import math
 import os
 import select
 import signal
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grader.sandbox import codec
-from grader.sandbox.cputime import CpuSample, cores, tree_cpu
+from grader.sandbox.cputime import CpuSample, Machine, cores, machine, tree_cpu, waiting_threads
 from grader.sandbox.handles import RemoteHandle
 from grader.sandbox.limits import BACKSTOP_EXTRA_S, BACKSTOP_FACTOR, GiB, Limits, MiB, backstop_s  # noqa: F401 - re-exported
 from grader.sandbox.protocol import ChannelClosed, ChannelTimeout, MessageTooLarge, recv_msg, send_msg
@@ -41,6 +42,12 @@ class Overloaded(WorkerFailure):
 # At the backstop, the machine was overloaded when the worker's threads spent at least this share
 # of the wall time waiting for a CPU (runnable, not running).
 OVERLOADED_WAIT_SHARE = 0.25
+# ...and only when the wait was the machine's doing, not the tree's own: a tree with more runnable
+# threads than cores waits on itself, and a submission could turn any check it would fail into "not
+# graded" that way (threads woken together, sleeping between). The machine was the cause when other
+# processes kept at least this share of its CPUs busy meanwhile, or when the worker's CPU cgroup
+# throttled it (its quota: a slow machine) while no more of its threads waited than the quota's cores.
+OTHERS_BUSY_SHARE = 0.5
 CPU_READ_EVERY_S = 0.1  # how often the judge reads the worker tree's CPU time while it waits
 
 
@@ -181,6 +188,8 @@ class Worker:
     # the CPU the worker's process tree used (grader.sandbox.cputime), read from outside by the
     # judge: what the time limit counts, and what the exercise's budget is charged
     cpu_used: CpuSample = CpuSample()
+    _machine_start: Machine | None = None  # the machine at the first CPU reading, and the tree's CPU then
+    _cpu_at_start: float = 0.0
     _cpu_read: float = 0.0
     _cores: int = 0
     def make_handle(self, ref: codec.Ref) -> RemoteHandle:
@@ -259,6 +268,8 @@ class Worker:
                 self.cpu_used = CpuSample(max(sample.total_s, self.cpu_used.total_s),
                                           max(sample.busiest_s, self.cpu_used.busiest_s),
                                           max(sample.waiting_s, self.cpu_used.waiting_s))
+                if self._machine_start is None:
+                    self._machine_start, self._cpu_at_start = machine(self._process()), self.cpu_used.total_s
         self._cpu_read = time.monotonic()
         return self.cpu_used
 
@@ -315,13 +326,36 @@ class Worker:
             self._fail(f"time limit{limit} exceeded while {what}")
         used = self.read_cpu()
         wall = backstop_s(self.time_limit)
-        if used.waiting_s >= OVERLOADED_WAIT_SHARE * wall and not self._over_cpu_limit():
+        if (used.waiting_s >= OVERLOADED_WAIT_SHARE * wall and not self._over_cpu_limit()
+                and self._machine_was_busy(used, wall)):
             self.kill()
             self.dead = "machine overloaded"
             raise Overloaded(f"the machine was overloaded: in {wall:.0f} s the worker ran {used.effective_s(cores()):.1f} s "
                              f"and waited {used.waiting_s:.0f} s for a CPU while {what}")
+        if used.waiting_s >= OVERLOADED_WAIT_SHARE * wall:
+            self._fail(f"time limit{limit} exceeded while {what} (after {wall:.0f} s on the wall clock the worker had "
+                       f"used {used.effective_s(cores()):.1f} s of CPU, and its own processes waited {used.waiting_s:.1f} s "
+                       f"for a CPU: they competed with each other, not with the rest of the machine)")
         self._fail(f"time limit{limit} exceeded while {what} (after {wall:.0f} s on the wall clock the worker had "
                    f"used {used.effective_s(cores()):.1f} s of CPU: it was sleeping or blocked)")
+
+    def _machine_was_busy(self, used: CpuSample, wall: float) -> bool:
+        """Whether what the worker's threads waited for was taken by others (see OTHERS_BUSY_SHARE)."""
+        start = self._machine_start
+        if start is None or self.pid is None:
+            return False
+        process = self._process()
+        now = machine(process)
+        interval = max(1e-6, now.at - start.at)
+        if now.busy_s is not None and start.busy_s is not None:
+            others = (now.busy_s - start.busy_s) - (used.total_s - self._cpu_at_start)
+            if others >= OTHERS_BUSY_SHARE * interval * (os.cpu_count() or 1):
+                return True
+        if now.quota is None or now.throttled_s is None or start.throttled_s is None:
+            return False
+        throttled = now.throttled_s - start.throttled_s
+        waiters = waiting_threads(process, self.zygote.pid, others=self.zygote.live - {process}, min_s=0.05 * wall)
+        return throttled >= OVERLOADED_WAIT_SHARE * interval and waiters <= max(1, math.ceil(now.quota))
 
     def _fail(self, reason: str, already_dead: bool = False) -> None:
         if not already_dead:

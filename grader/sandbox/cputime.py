@@ -95,6 +95,91 @@ def tree_cpu(worker: int, fork_server: int | None = None,
     return CpuSample(total / TICK, busiest / TICK, waiting / 1e9)
 
 
+def waiting_threads(worker: int, fork_server: int | None = None, others: set[int] | frozenset[int] = frozenset(),
+                    min_s: float = 0.0) -> int:
+    """How many live threads of the worker's tree have waited at least `min_s` seconds for a CPU."""
+    count = 0
+    seen = {*others}
+    roots = [worker] + ([c for c in children(fork_server) if c != worker] if fork_server else [])
+    for pid in descendants(roots, seen):
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        count += sum(_schedstat_wait(f"/proc/{pid}/task/{tid}/schedstat") / 1e9 >= min_s for tid in tids)
+    return count
+
+
+@dataclass(frozen=True)
+class Machine:
+    """What the machine around a worker was doing, read at one moment: the CPU-seconds every CPU
+    has been busy (/proc/stat: the whole machine, in a container too), and the worker's CPU
+    cgroup's quota (cores) and the seconds it has been throttled by it (cgroup v1 or v2)."""
+
+    at: float
+    busy_s: float | None = None
+    quota: float | None = None
+    throttled_s: float | None = None
+
+
+def machine(pid: int) -> Machine:
+    import time
+
+    return Machine(time.monotonic(), _busy_s(), *_cgroup_cpu(pid))
+
+
+def _busy_s() -> float | None:
+    try:
+        with open("/proc/stat") as fh:
+            fields = [int(v) for v in fh.readline().split()[1:9]]
+    except (OSError, ValueError):
+        return None
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
+    return (user + nice + system + irq + softirq + steal) / TICK
+
+
+def _cgroup_cpu(pid: int) -> tuple[float | None, float | None]:
+    """(quota in cores or None, seconds throttled or None) of `pid`'s CPU cgroup."""
+    try:
+        with open(f"/proc/{pid}/cgroup") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None, None
+    for line in lines:
+        _, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        v1 = "cpu" in controllers.split(",")
+        if not v1 and controllers != "":
+            continue
+        bases = ([f"/sys/fs/cgroup/cpu{path}", "/sys/fs/cgroup/cpu", f"/sys/fs/cgroup/cpu,cpuacct{path}"] if v1
+                 else [f"/sys/fs/cgroup{path}", "/sys/fs/cgroup"])
+        for base in bases:
+            found = _read_cgroup(base.rstrip("/"), v1)
+            if found is not None:
+                return found
+    return None, None
+
+
+def _read_cgroup(base: str, v1: bool) -> tuple[float | None, float | None] | None:
+    try:
+        with open(f"{base}/cpu.stat") as fh:
+            stat = dict(line.split() for line in fh if len(line.split()) == 2)
+        if v1:
+            with open(f"{base}/cpu.cfs_quota_us") as fh:
+                quota_us = int(fh.read())
+            with open(f"{base}/cpu.cfs_period_us") as fh:
+                period_us = int(fh.read())
+            throttled = int(stat.get("throttled_time", 0)) / 1e9
+        else:
+            with open(f"{base}/cpu.max") as fh:
+                raw_quota, raw_period = (fh.read().split() + ["100000"])[:2]
+            quota_us = -1 if raw_quota == "max" else int(raw_quota)
+            period_us = int(raw_period)
+            throttled = int(stat.get("throttled_usec", 0)) / 1e6
+    except (OSError, ValueError):
+        return None
+    return (quota_us / period_us if quota_us > 0 and period_us > 0 else None), throttled
+
+
 def cores() -> int:
     """The CPUs this process may run on (a container's or a task set's), at least 1."""
     try:

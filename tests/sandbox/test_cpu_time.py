@@ -6,6 +6,7 @@ cgroup (cgroup v1's cpu controller, as root; the cgroup tests skip where it cann
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -158,3 +159,63 @@ def test_a_worker_starved_by_the_machine_is_overloaded_not_failed(zygote, starve
     with pytest.raises(WorkerFailure, match="it was sleeping or blocked") as caught:
         module.sleep(600)
     assert not isinstance(caught.value, Overloaded)
+
+
+SELF_CONTENDING = """import os, time
+
+def storm(seconds):
+    # 32 processes that sleep to the same 100 ms boundary and then all want the CPU at once: each
+    # waits for the others, so the tree's threads spend far more time runnable than running,
+    # while it uses an eighth of a core (no CPU limit is reached)
+    kids = []
+    for _ in range(32):
+        pid = os.fork()
+        if pid == 0:
+            end = time.time() + seconds
+            while time.time() < end:
+                time.sleep(0.1 - time.time() % 0.1)
+                spin = time.process_time() + 0.0004
+                while time.process_time() < spin:
+                    pass
+            os._exit(0)
+        kids.append(pid)
+    for pid in kids:
+        os.waitpid(pid, 0)
+"""
+
+
+def test_a_tree_that_waits_on_itself_is_not_overloaded(zygote, tmp_path, monkeypatch):
+    """A submission cannot turn a check it fails into "not graded: machine overloaded" (left out of
+    the total) by making its own processes wait for each other: at the backstop its threads have
+    waited well over a quarter of the wall time, but the machine was idle besides (the machine's
+    busy time is simulated as the tree's own: this suite shares the machine), so it is a time-limit
+    failure. The same storm on a machine busy with others' work is Overloaded."""
+    from grader.sandbox import client
+    from grader.sandbox.codec import Ref
+    from grader.sandbox.cputime import Machine
+    from grader.sandbox.handles import RemoteHandle
+
+    subject = tmp_path / "storm.py"
+    subject.write_text(SELF_CONTENDING)
+
+    def run(busy_others: float):
+        worker = Worker(zygote, str(subject), "storm", Limits(), deadline=time.monotonic() + backstop_s(1),
+                        time_limit=1)
+        # the machine as this worker's tree alone would have kept it busy, plus `busy_others` cores
+        monkeypatch.setattr(client, "machine", lambda pid: Machine(
+            time.monotonic(), worker.cpu_used.total_s + busy_others * time.monotonic(), None, None))
+        worker.start()
+        try:
+            RemoteHandle(worker, Ref(0, "module", "storm"), "storm").storm(600)
+        finally:
+            waited = worker.cpu_used.waiting_s
+            worker.kill()
+        return waited
+
+    with pytest.raises(WorkerFailure, match="time limit 1 s exceeded") as caught:
+        run(busy_others=0.0)
+    assert not isinstance(caught.value, Overloaded)
+    waited = float(re.search(r"its own processes waited ([\d.]+) s", str(caught.value)).group(1))
+    assert waited >= 0.25 * backstop_s(1)  # the wait that used to make it "overloaded"
+    with pytest.raises(Overloaded):
+        run(busy_others=float(os.cpu_count() or 1))
