@@ -277,18 +277,30 @@ class _KillFirstJudge:
         import json
         import signal
 
-        while not self.killed and not self.stop.wait(0.02):
+        while not self.killed and not self.stop.wait(0.005):
             for pid, cmd in proc_cmdlines().items():
-                if "grader.judge" not in cmd or not cmd.split()[-1].endswith(".json"):
+                if "grader.judge" not in cmd:
                     continue
-                try:
-                    spec = json.loads(Path(cmd.split()[-1]).read_text())
+                spec_path = next((word for word in reversed(cmd.split()) if word.endswith(".json")), None)
+                try:  # the judge runs in its job's folder, beside its spec
+                    spec = json.loads(Path(spec_path or f"/proc/{pid}/cwd/spec.json").read_text())
                 except (OSError, ValueError):
                     continue
                 if any(str(c.get("label", "")).startswith(self.marker) for c in spec.get("candidates", [])):
                     os.kill(pid, signal.SIGKILL)
                     self.killed.append(pid)
                     break
+
+
+def _after_a_lost_judge(marker: str, grade_it, attempts: int = 3):
+    """`grade_it()` while the first judge of our submissions is killed from outside. A judge the
+    killer did not see in time (a loaded machine's scheduling) leaves nothing to prove: grade again."""
+    for _ in range(attempts):
+        with _KillFirstJudge(marker) as killer:
+            result = grade_it()
+        if killer.killed:
+            return result
+    raise AssertionError(f"no judge of {marker} was seen and killed in {attempts} runs")
 
 
 def test_one_pipeline_python_cli_jobs_and_ray_give_identical_results_after_a_lost_judge(cluster, tmp_path):
@@ -308,25 +320,23 @@ def test_one_pipeline_python_cli_jobs_and_ray_give_identical_results_after_a_los
         shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "sample_submission", tmp_path / name)
         subs.append(tmp_path / name)
     results = {}
-    with _KillFirstJudge(marker) as killer:
-        results["python"] = [s for p in subs for s in verdicts(grade([p], runtime="local", limits=LIMITS))]
-    assert len(killer.killed) == 1
-    with _KillFirstJudge(marker) as killer:
+    results["python"] = _after_a_lost_judge(marker, lambda: [s for p in subs for s in verdicts(
+        grade([p], runtime="local", limits=LIMITS))])
+
+    def cli():
         out = subprocess.run([sys.executable, "-m", "grader", "grade", *map(str, subs), "--runtime", "local",
                               "--jobs", "1", "--memory-gb", "1", "-q", "--json", str(tmp_path / "cli.json")],
                              capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
-    assert len(killer.killed) == 1
-    report = json.loads((tmp_path / "cli.json").read_text())  # exercises flattened, each naming its submission
-    results["cli"] = verdicts([{**s, "exercises": [e for e in report["exercises"] if e["submission"] == s["name"]]}
-                               for s in report["submissions"]])
-    with _KillFirstJudge(marker) as killer:
-        results["jobs 2"] = verdicts(grade(subs, runtime="local", limits=LIMITS, jobs=2))
-    assert len(killer.killed) == 1
-    with _KillFirstJudge(marker) as killer:
-        results["ray"] = verdicts(grade(subs, runtime="ray", limits=LIMITS, address=cluster.address,
-                                          node_runtime="local", handle_signals=False))
-    assert len(killer.killed) == 1
+        assert out.returncode == 0, out.stderr
+        report = json.loads((tmp_path / "cli.json").read_text())  # exercises flattened, each naming its submission
+        return verdicts([{**s, "exercises": [e for e in report["exercises"] if e["submission"] == s["name"]]}
+                         for s in report["submissions"]])
+
+    results["cli"] = _after_a_lost_judge(marker, cli)
+    results["jobs 2"] = _after_a_lost_judge(marker, lambda: verdicts(grade(subs, runtime="local", limits=LIMITS,
+                                                                            jobs=2)))
+    results["ray"] = _after_a_lost_judge(marker, lambda: verdicts(grade(
+        subs, runtime="ray", limits=LIMITS, address=cluster.address, node_runtime="local", handle_signals=False)))
     first = results["python"]
     assert [s["error"] for s in first] == [None, None] and 0 < first[0]["score"] < first[0]["max_score"]
     for caller, found in results.items():
