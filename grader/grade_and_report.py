@@ -15,7 +15,7 @@ nothing could be graded, 3 a submission under --fail-under, else 0.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from grader.errors import ExitCode, Interrupted, UsageError
@@ -62,25 +62,20 @@ def grade_and_report(paths: list[Path], options: GradeOptions, request: ReportRe
     `say(line)` gets every line for the user's standard error; `stdout(text)` a report written to
     `-`; `table(run, to_stderr)` prints the score table (None: no table)."""
     targets = plan(paths, request)
-    warned: list[str] = []
     told = options.on_note
 
     def note(text: str) -> None:  # the runtime's warnings, before grading starts (the code has not run yet)
-        warned.append(text)
         say(f"Warning: {inert(text)}")
         if told is not None:
             told(text)
 
-    options.on_note = note
     interrupted = None
     try:
-        run = grade_with(list(paths), options)
+        run = grade_with(list(paths), replace(options, on_note=note))
     except Interrupted as exc:  # reports of what finished, then exit 130
         if exc.run is None:
             raise
         run, interrupted = exc.run, exc
-    finally:
-        options.on_note = told
     from grader.reports.audience import for_audience
 
     shown = for_audience(run, request.audience)

@@ -72,20 +72,14 @@ def tree_cpu(worker: int, fork_server: int | None = None,
     server's other live workers, not counted."""
     total = busiest = 0
     waiting = 0
-    seen = {*others}
-    roots = [worker] + ([c for c in children(fork_server) if c != worker] if fork_server else [])
     found = False
-    for pid in descendants(roots, seen):
+    for pid in _tree(worker, fork_server, others):
         times = _stat_times(f"/proc/{pid}/stat")
         if times is None:
             continue
         found = found or pid == worker
         total += sum(times)
-        try:
-            tids = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for tid in tids:
+        for tid in _threads(pid):
             thread = _stat_times(f"/proc/{pid}/task/{tid}/stat")
             if thread is not None:
                 busiest = max(busiest, thread[0] + thread[1])
@@ -98,16 +92,22 @@ def tree_cpu(worker: int, fork_server: int | None = None,
 def waiting_threads(worker: int, fork_server: int | None = None, others: set[int] | frozenset[int] = frozenset(),
                     min_s: float = 0.0) -> int:
     """How many live threads of the worker's tree have waited at least `min_s` seconds for a CPU."""
-    count = 0
-    seen = {*others}
+    return sum(_schedstat_wait(f"/proc/{pid}/task/{tid}/schedstat") / 1e9 >= min_s
+               for pid in _tree(worker, fork_server, others) for tid in _threads(pid))
+
+
+def _tree(worker: int, fork_server: int | None, others: set[int] | frozenset[int]):
+    """`worker`, its descendants and the fork server's other children (orphans reparent there),
+    but not `others` (the fork server's other live workers) nor what they started."""
     roots = [worker] + ([c for c in children(fork_server) if c != worker] if fork_server else [])
-    for pid in descendants(roots, seen):
-        try:
-            tids = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        count += sum(_schedstat_wait(f"/proc/{pid}/task/{tid}/schedstat") / 1e9 >= min_s for tid in tids)
-    return count
+    return descendants(roots, {*others})
+
+
+def _threads(pid: int) -> list[str]:
+    try:
+        return os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
 
 
 @dataclass(frozen=True)
