@@ -1,7 +1,7 @@
 """Fair verdicts on a slow machine (issue 42): the whole catalogue's valid answers and planted
 mistakes, graded twice in one run, unconstrained and under a CPU quota with busy loops beside it.
 
-    .venv/bin/python benchmarks/fair_verdicts.py [--quota 0.5] [--hogs 2] [--jobs 2] [EXERCISE ...]
+    .venv/bin/python benchmarks/fair_verdicts.py [--quota 0.5] [--hogs 2] [--jobs 2] [--no-trivial] [EXERCISE ...]
 
 Each pass is `grader.validate.validate` (every reference, alternative and mistake, and the stub and
 trivial answers) in a child process; the quota pass puts that child, and so everything it starts,
@@ -37,7 +37,8 @@ VALIDATE = textwrap.dedent("""
     def progress(exercise_id, done, total):
         if done == total:
             finished[exercise_id] = time.monotonic() - started
-    results = validate(json.loads(sys.argv[1]) or None, jobs=int(sys.argv[2]), progress=progress)
+    results = validate(json.loads(sys.argv[1]) or None, jobs=int(sys.argv[2]), progress=progress,
+                       trivial=sys.argv[3] == "1")
     overloaded = []
     for v in results:
         graded = {"reference": v.reference, "stub": v.stub, **{f"alternative {k}": r for k, r in v.alternatives.items()},
@@ -50,8 +51,8 @@ VALIDATE = textwrap.dedent("""
 """)
 
 
-def run_pass(exercises: list[str], jobs: int, quota: float | None, hogs: int) -> dict:
-    command = [sys.executable, "-c", VALIDATE, json.dumps(exercises), str(jobs)]
+def run_pass(exercises: list[str], jobs: int, quota: float | None, hogs: int, trivial: bool = True) -> dict:
+    command = [sys.executable, "-c", VALIDATE, json.dumps(exercises), str(jobs), "1" if trivial else "0"]
     # judge templates end with the run (the default keeps them idle for later runs): their CPU
     # is then the child's, reaped before it exits
     env = {**os.environ, "GRADER_TEMPLATE_IDLE_S": "0"}
@@ -86,6 +87,9 @@ def main() -> None:
     parser.add_argument("--hogs", type=int, default=os.cpu_count() or 1, help="busy loops beside it (default: one a core)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--slowest", type=int, default=8)
+    parser.add_argument("--no-trivial", action="store_true",
+                        help="leave out the stubs' trivial answers (half the checks: what the issue measures is "
+                             "the valid answers and the planted mistakes)")
     args = parser.parse_args()
     if not cpuquota.available():
         raise SystemExit("no writable cgroup v1 cpu controller at /sys/fs/cgroup/cpu: run as root on Linux")
@@ -93,7 +97,7 @@ def main() -> None:
     passes = {}
     for name, quota in (("unconstrained", None), (f"{args.quota:g} core + {args.hogs} busy loops", args.quota)):
         print(f"== {name} ...", flush=True)
-        passes[name] = run_pass(args.exercises, args.jobs, quota, args.hogs)
+        passes[name] = run_pass(args.exercises, args.jobs, quota, args.hogs, trivial=not args.no_trivial)
     print()
     for name, result in passes.items():
         print(f"== {name}: {result['exercises']} exercises, {result['wall_s']:.0f} s wall, "
@@ -105,7 +109,8 @@ def main() -> None:
                 for problem in problems:
                     print(f"   PROBLEM {exercise}: {problem.splitlines()[0]}")
         else:
-            print("   every valid answer 100 %, every planted mistake caught, every stub and trivial answer 0")
+            print("   every valid answer 100 %, every planted mistake caught, every stub" +
+                  ("" if args.no_trivial else " and trivial answer") + " 0")
     names = list(passes)
     first, second = passes[names[0]], passes[names[1]]
     print(f"\nwall time ratio (quota / unconstrained): {second['wall_s'] / first['wall_s']:.2f}; "

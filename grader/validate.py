@@ -170,20 +170,22 @@ def alternatives(ex: Exercise) -> list[Path]:
 
 def validate(exercises: list[str] | None = None, root: Path | None = None, timeout_s: float | None = None,
              runtime: str = "local", progress: Progress | None = None,
-             jobs: int | None = None, extras: bool = True) -> list[ExerciseValidation]:
+             jobs: int | None = None, extras: bool = True, trivial: bool = True) -> list[ExerciseValidation]:
     """Validate `exercises` (refs; None: all). `progress(exercise_id, done, total)` is called as each
     check of an exercise finishes (reference, stub, mistakes, alternatives and trivial answers
     together), when given. `jobs`: judges run at once, each over a share of the exercises
     (default: the cores available; see `grader.parallel`). `extras=False` leaves out the
     alternatives and the trivial answers (two thirds of the checks): the reference, the stub and
-    each mistake only, what issue 13's speed target names (benchmarks/run.py --validate)."""
+    each mistake only, what issue 13's speed target names (benchmarks/run.py --validate).
+    `trivial=False` leaves out the trivial answers only (half the checks: benchmarks/fair_verdicts.py
+    --no-trivial, which is about the valid answers and the mistakes)."""
     with tempfile.TemporaryDirectory(prefix="grader-trivial-") as tmp:
-        return _validate(exercises, root, timeout_s, runtime, Path(tmp), progress, jobs, extras)
+        return _validate(exercises, root, timeout_s, runtime, Path(tmp), progress, jobs, extras, trivial)
 
 
 def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float | None, runtime: str,
               tmp: Path, progress: Progress | None = None, jobs: int | None = None,
-              extras: bool = True) -> list[ExerciseValidation]:
+              extras: bool = True, trivial: bool = True) -> list[ExerciseValidation]:
     catalog = Catalog.load(root)
     selected = catalog.select(exercises)
     if not any(ex.has_hidden_tests for ex in selected):  # a candidate bundle: nothing to validate here
@@ -205,7 +207,7 @@ def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float |
             add(f"mistake-{mistake.stem}", ex, mistake, None if is_debugging(ex) else (caught_by(mistake) or None))
         for alt in alternatives(ex) if extras else ():
             add(f"alternative-{alt.stem}", ex, alt)
-        if extras and ex.stub.is_file():
+        if extras and trivial and ex.stub.is_file():
             for kind, path in write_trivial_answers(ex.stub, tmp / ex.id).items():
                 add(f"trivial-{kind}", ex, path)
     missing_refs = [ex for ex in selected if not ex.reference.is_file()]
@@ -251,7 +253,7 @@ def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float |
                 problems.append(f"alternative {name}.py scores {alt.score:g}/{alt.max_score:g}: a correct answer "
                                 "must score 100 %" + "".join(f"\n    {f}" for f in failing[:8]))
         trivial = {}
-        if extras and ex.stub.is_file():
+        if extras and trivial and ex.stub.is_file():
             try:
                 explained = explanations(ex.solutions_dir)
             except GraderError as exc:
