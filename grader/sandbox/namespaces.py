@@ -15,9 +15,12 @@ listening on 127.0.0.1). So the worker first moves into namespaces of its own:
   afresh for it where the kernel allows: no process outside (its judge, the judge template, other
   candidates' judges and workers) can be named, so none can be signalled, traced or read through
   /proc, even where Landlock cannot scope signals (ABI < 6, gVisor, no Landlock at all). A new PID
-  namespace holds only the children of the process that made it: the worker forks once more after
-  `unshare` (`_split`). The fork server's child stays outside as a small waiter (it reports the
-  worker's pid to the fork server, then ends as the worker ends); as PID 1, the worker takes only
+  namespace holds only the children of the process that made it. Where the fork server may make
+  one (as root: `PidNamespaces`), it does so before each such fork, and the worker it forks is PID 1
+  at once. Elsewhere (another user: the namespace needs the worker's own user namespace) the worker
+  forks once more after `unshare` (`_split`), and the fork server's child stays outside as a small
+  waiter (it reports the worker's pid to the fork server, then ends as the worker ends): a second
+  fork of a process holding torch, a quarter of a check's sandbox cost. As PID 1, the worker takes only
   the signals it has a handler for from inside its namespace (its own `kill(getpid(), SIGSTOP)` does
   nothing); from outside, SIGKILL always works, and when it ends every process it started ends too;
 - mount: the folders where a machine keeps Unix sockets and shared files (/run, /var/run, /tmp,
@@ -193,6 +196,72 @@ def _wait_and_mirror(child: int, report_fd: int) -> None:
         os._exit(code)
 
 
+class PidNamespaces:
+    """The fork server's side of a worker's PID namespace: `fork()` is os.fork() whose
+    child is PID 1 of a namespace of its own, where this process may make one (root, or
+    CAP_SYS_ADMIN here); else a plain fork (`made` False: the worker makes its own, `_split`).
+
+    `unshare(CLONE_NEWPID)` sets the namespace of this process's next children only (this process
+    stays where it is); right after the fork the setting goes back to this process's own namespace
+    (`setns`), so nothing else this process forks lands in the worker's. `GRADER_PIDNS_FORK=0` in
+    the fork server's environment leaves it to the workers (to compare, and to test that way)."""
+
+    def __init__(self) -> None:
+        self._own: int | None = None
+        self.usable = os.geteuid() == 0 and os.path.exists("/proc/self/ns/pid_for_children") and \
+            os.environ.get("GRADER_PIDNS_FORK", "1") != "0"
+        if self.usable:
+            try:
+                self._own = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                self.usable = False
+
+    def fork(self) -> tuple[int, bool]:
+        """os.fork(); (pid, made): `made` when the child is PID 1 of a new PID namespace."""
+        made = False
+        if self.usable:
+            made = _libc().unshare(ctypes.c_int(CLONE_NEWPID)) == 0
+            self.usable = made  # refused here (a seccomp profile, a limit): workers split as elsewhere
+        try:
+            pid = os.fork()
+        except BaseException:
+            if made:
+                self._restore()
+            raise
+        if pid and made:
+            self._restore()
+        return pid, made
+
+    def _restore(self) -> None:
+        if self._own is None or _libc().setns(ctypes.c_int(self._own), ctypes.c_int(CLONE_NEWPID)) != 0:
+            err = ctypes.get_errno()  # never seen: a process may always go back to its own namespace
+            raise OSError(err, f"setns back to the fork server's PID namespace: {os.strerror(err)}")
+
+    def close(self) -> None:
+        if self._own is not None:
+            os.close(self._own)
+            self._own = None
+
+
+def outer_pid() -> int:
+    """This process's pid as the host (the fork server) knows it: /proc still mounted for the
+    fork server's PID namespace names it so, where getpid() says 1 inside the worker's own."""
+    try:
+        return int(os.readlink("/proc/self"))
+    except (OSError, ValueError):
+        return os.getpid()
+
+
+def _mount_proc() -> None:
+    """/proc of this namespace: the host's processes vanish from it. The kernel refuses where the
+    host's /proc is partly covered (a container's masked paths): the host's stays, and the PID
+    namespace still keeps every process outside from being signalled or traced."""
+    try:
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    except OSError:
+        pass
+
+
 def _split(report_fd: int) -> None:
     """Fork the worker into the PID namespace `unshare` made for this process's children: the
     child (PID 1 there) returns and goes on as the worker; this process stays outside as its waiter
@@ -209,25 +278,21 @@ def _split(report_fd: int) -> None:
     # fork server), and adopts its own orphans (as PID 1 it does anyway; not inherited by fork)
     libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    # /proc of this namespace: the host's processes vanish from it. The kernel refuses where the
-    # host's /proc is partly covered (a container's masked paths): the host's stays, and the PID
-    # namespace still keeps every process outside from being signalled or traced.
-    try:
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    except OSError:
-        pass
+    _mount_proc()
 
 
 def enter(keep: Iterable[str], shm_bytes: int, report_fd: int | None = None, hide: Iterable[str] = (),
-          writable: Iterable[str] = ()) -> None:
+          writable: Iterable[str] = (), pid_namespace_made: bool = False) -> None:
     """Move the calling process (single-threaded, just forked) into private network, IPC, mount
     and PID namespaces as described above. `keep`: paths the worker needs that may sit in a hidden
     folder, bound back read-only but for those in `writable`. `hide`: folders to cover besides
     `HIDDEN` (the grader's checkout: its hidden checks and solutions). `report_fd`: where the
-    waiter left outside writes the worker's pid (see `_split`); closed in the worker. Raises
-    OSError (nothing changed, or the process must not go on: the caller decides)."""
+    waiter left outside writes the worker's pid (see `_split`); closed in the worker.
+    `pid_namespace_made`: the fork server forked this process as PID 1 of a PID namespace of its
+    own (`PidNamespaces`): no second fork, no waiter. Raises OSError (nothing changed, or the
+    process must not go on: the caller decides)."""
     uid, gid = os.geteuid(), os.getegid()
-    flags = FLAGS
+    flags = FLAGS & ~CLONE_NEWPID if pid_namespace_made else FLAGS
     if uid != 0:
         flags |= CLONE_NEWUSER
     _check(_libc().unshare(ctypes.c_int(flags)), "unshare")
@@ -238,6 +303,11 @@ def enter(keep: Iterable[str], shm_bytes: int, report_fd: int | None = None, hid
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing mounted here reaches the host, nor back
     _hide(list(keep), shm_bytes, hide, writable)
     _loopback_up()
+    if pid_namespace_made:  # already PID 1 there: the fork server learns nothing more from the pipe
+        if report_fd is not None:
+            os.close(report_fd)
+        _mount_proc()
+        return
     if report_fd is None:
         report_fd = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
     _split(report_fd)

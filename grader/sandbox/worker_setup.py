@@ -123,7 +123,8 @@ def enter_sandbox(config: dict) -> int | str:
             try:
                 namespaces.enter([p for p in read + write if not p.startswith(("/proc", "/sys", "/dev"))],
                                  int(config.get("shm_bytes", 1 << 30)), report_fd, hide=_checkout(),
-                                 writable=[config["scratch"]])
+                                 writable=[config["scratch"]],
+                                 pid_namespace_made=bool(config.get("pid_namespace_made")))
                 report_fd = None  # closed by enter
             except OSError as exc:
                 failed.append(f"entering private namespaces failed: {exc}")

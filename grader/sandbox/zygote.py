@@ -37,6 +37,7 @@ import time
 from grader.sandbox.cleanup import remove_tree
 from grader.sandbox.hugepages import Collapser
 from grader.sandbox.libc import PR_SET_PDEATHSIG, libc, prctl
+from grader.sandbox.namespaces import PidNamespaces, outer_pid
 from grader.sandbox.privileges import PR_SET_CHILD_SUBREAPER, PR_SET_THP_DISABLE
 from grader.sandbox.treemem import PAGE, children_faults, tree_memory
 
@@ -173,18 +174,23 @@ def peak_memory(pid: int, reset: bool = False, base: int | None = None) -> dict:
     return answer
 
 
-def _fork_worker(ctrl: socket.socket, request: dict, fds: list[int]) -> tuple[int, int]:
+def _fork_worker(ctrl: socket.socket, request: dict, fds: list[int],
+                 pid_namespaces: PidNamespaces | None = None) -> tuple[int, int]:
     """Fork a worker; answer its pid and the pipe on which it says which process runs the
-    candidate's code (see `Workers`)."""
+    candidate's code (see `Workers`). A worker in private namespaces is forked as PID 1 of a PID
+    namespace of its own where `pid_namespaces` can make one (see grader.sandbox.namespaces)."""
     channel_fd, output_fd = fds
     report_r, report_w = os.pipe()
-    pid = os.fork()
+    if pid_namespaces is not None and request.get("profile") == "namespaces":
+        pid, made = pid_namespaces.fork()
+    else:
+        pid, made = os.fork(), False
     if pid == 0:  # the worker
         code = 70
         try:
             ctrl.close()
             os.close(report_r)
-            request = {**request, "report_fd": report_w}
+            request = {**request, "report_fd": report_w, "pid_namespace_made": made}
             os.setsid()
             prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             # What a measured call's processes write is counted in page faults (see
@@ -198,7 +204,8 @@ def _fork_worker(ctrl: socket.socket, request: dict, fds: list[int]) -> tuple[in
             sys.stderr.reconfigure(line_buffering=True)
             from grader.sandbox import verifier, worker
 
-            scratch = os.path.join(request["scratch_root"], f"w{os.getpid()}")
+            # named by the pid the fork server knows (getpid() says 1 in a PID namespace of its own)
+            scratch = os.path.join(request["scratch_root"], f"w{outer_pid() if made else os.getpid()}")
             os.mkdir(scratch, 0o700)
             sock = socket.socket(fileno=channel_fd)
             serve = verifier.serve if request.get("role") == "verifier" else worker.serve
@@ -454,6 +461,7 @@ def serve(ctrl: socket.socket, scratch_root: str, torch) -> None:
     # and as huge pages: a fork copies, and a worker's exit takes down, one entry per 2 MiB; a
     # piece at a time whenever no request waits (the first checks' workers are forked before)
     collapser = Collapser()
+    pid_namespaces = PidNamespaces()
     bases: dict[int, int] = {}  # worker -> this process's resident size when it was forked
     ctrl.send(json.dumps({"ready": True, "pid": os.getpid(), "hugepages": collapser.summary(),
                           **fork_server_state(torch)}).encode())
@@ -476,7 +484,7 @@ def serve(ctrl: socket.socket, scratch_root: str, torch) -> None:
                 seeded = seed
             base = _resident()
             pid, report_fd = _fork_worker(ctrl, {**request, "scratch_root": scratch_root, "preseeded": seeded},
-                                          list(fds))
+                                          list(fds), pid_namespaces)
             workers.add(pid, report_fd)
             bases[pid] = base
             answer = {"pid": pid}

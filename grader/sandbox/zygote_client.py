@@ -33,7 +33,7 @@ def scrubbed_env(scratch_root: str) -> dict[str, str]:
         "PYTORCH_NVML_BASED_CUDA_CHECK": "1",
     }
     for key in ("CUDA_VISIBLE_DEVICES", "OMP_NUM_THREADS", "OMP_WAIT_POLICY", "MKL_NUM_THREADS", "CUBLAS_WORKSPACE_CONFIG",
-                "GRADER_HUGEPAGES"):  # the fork server's, read before any worker exists
+                "GRADER_HUGEPAGES", "GRADER_PIDNS_FORK"):  # the fork server's, read before any worker exists
         if key in os.environ:
             env[key] = os.environ[key]
     return env

@@ -467,20 +467,46 @@ def _exit_with(code: int) -> None:
     os._exit(code)
 
 
+def _status(pid: int) -> dict[str, str]:
+    with open(f"/proc/{pid}/status") as fh:
+        return dict(line.split(":", 1) for line in fh if ":" in line)
+
+
+@pytest.fixture(params=["made by the fork server", "split by the worker"])
+def pidns_zygote(request, tmp_path, monkeypatch):
+    """A fork server that makes each namespaced worker's PID namespace as it forks it (root), or
+    one that leaves it to the worker (GRADER_PIDNS_FORK=0: what another user's workers do)."""
+    from grader.sandbox.client import Zygote
+
+    made = request.param == "made by the fork server"
+    if made and os.geteuid() != 0:
+        pytest.skip("only root's fork server makes its workers' PID namespaces")
+    monkeypatch.setenv("GRADER_PIDNS_FORK", "1" if made else "0")
+    z = Zygote(str(tmp_path))
+    z.start()
+    yield z, made
+    z.close()
+
+
 @needs_namespaces
-def test_fork_server_reads_and_kills_the_process_running_the_candidates_code(zygote):
-    """The fork server's child only waits in private namespaces; the candidate's code runs in its
-    child, PID 1 of the worker's namespace. Memory is read from that process (its peak mark reset
-    and read there), the kill is aimed at it, and the waiter reports how it ended."""
+def test_fork_server_reads_and_kills_the_process_running_the_candidates_code(pidns_zygote):
+    """In private namespaces the candidate's code runs as PID 1 of the worker's own PID namespace:
+    forked so by the fork server (root: one fork), or the fork server's child only waits and the
+    code runs in its child (another user: two forks). Memory is read from that process (its peak
+    mark reset and read there), the kill is aimed at it, and its end is reported. The fork
+    server's next worker outside namespaces is forked in the fork server's own PID namespace."""
+    zygote, made = pidns_zygote
     worker = Worker(zygote, str(DATA / "sandbox_subject.py"), "sandbox_subject", Limits(), landlock=True,
                     profile="namespaces", deadline=time.monotonic() + 120, network="loopback")
     worker.start()
     try:
         process = zygote.process(worker.pid)
-        assert process is not None and process != worker.pid
-        with open(f"/proc/{process}/status") as fh:
-            status = dict(line.split(":", 1) for line in fh if ":" in line)
-        assert status["NSpid"].split()[-1] == "1" and int(status["PPid"]) == worker.pid, status["NSpid"]
+        assert process is not None and (process == worker.pid) == made
+        status = _status(process)
+        depth = len(_status(zygote.pid)["NSpid"].split())
+        assert status["NSpid"].split()[-1] == "1" and len(status["NSpid"].split()) == depth + 1, status["NSpid"]
+        assert int(status["PPid"]) == (zygote.pid if made else worker.pid), status["PPid"]
+        assert os.path.isdir(worker.scratch) and worker.scratch.endswith(f"w{worker.pid}"), worker.scratch
         before = zygote.peak_memory(worker.pid, reset=True)
         call_remote(worker, {"op": "probe", "fn": _touch}, (64,), {}, what="probe")
         after = zygote.peak_memory(worker.pid)
@@ -490,6 +516,14 @@ def test_fork_server_reads_and_kills_the_process_running_the_candidates_code(zyg
     finally:
         worker.kill()
     assert not os.path.exists(f"/proc/{process}")
+    plain = Worker(zygote, str(DATA / "sandbox_subject.py"), "sandbox_subject", Limits(), profile="restricted",
+                   deadline=time.monotonic() + 120)
+    plain.start()
+    try:
+        assert len(_status(plain.pid)["NSpid"].split()) == depth  # not in a namespace left from the last
+        assert RemoteHandle(plain, Ref(0, "module", "sandbox_subject"), "sandbox_subject").CONSTANT == 42
+    finally:
+        plain.kill()
 
 
 def _touch(mib: int) -> int:
