@@ -228,7 +228,9 @@ class PidNamespaces:
             if made:
                 self._restore()
             raise
-        if pid and made:
+        if pid == 0:
+            self.close()  # the worker keeps no handle on the fork server's namespace
+        elif made:
             self._restore()
         return pid, made
 

@@ -463,6 +463,16 @@ def test_worker_without_landlock_sees_no_hidden_check_and_writes_only_its_scratc
     assert not (package / marker).exists() and not (DATA / marker).exists()
 
 
+def _open_files() -> list[str]:
+    found = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            found.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            pass
+    return found
+
+
 def _exit_with(code: int) -> None:
     os._exit(code)
 
@@ -507,6 +517,8 @@ def test_fork_server_reads_and_kills_the_process_running_the_candidates_code(pid
         assert status["NSpid"].split()[-1] == "1" and len(status["NSpid"].split()) == depth + 1, status["NSpid"]
         assert int(status["PPid"]) == (zygote.pid if made else worker.pid), status["PPid"]
         assert os.path.isdir(worker.scratch) and worker.scratch.endswith(f"w{worker.pid}"), worker.scratch
+        assert not [fd for fd in call_remote(worker, {"op": "probe", "fn": _open_files}, (), {}, what="probe")
+                    if fd.startswith("pid:")]  # no handle on the fork server's PID namespace
         before = zygote.peak_memory(worker.pid, reset=True)
         call_remote(worker, {"op": "probe", "fn": _touch}, (64,), {}, what="probe")
         after = zygote.peak_memory(worker.pid)
