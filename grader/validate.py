@@ -252,7 +252,7 @@ def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float |
                            for c in alt.checks if c.outcome in ("failed", "error")]
                 problems.append(f"alternative {name}.py scores {alt.score:g}/{alt.max_score:g}: a correct answer "
                                 "must score 100 %" + "".join(f"\n    {f}" for f in failing[:8]))
-        trivial = {}
+        trivial_results = {}
         if extras and trivial and ex.stub.is_file():
             try:
                 explained = explanations(ex.solutions_dir)
@@ -262,7 +262,7 @@ def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float |
             for kind in TRIVIAL:
                 label = f"trivial-{kind}"
                 entry = candidates[label][ex.id]
-                trivial[kind] = got = build_exercise(ex, label, catalog.root, CandidateFile(
+                trivial_results[kind] = got = build_exercise(ex, label, catalog.root, CandidateFile(
                     ex.id, Path(entry["path"]), None), output)
                 if got.score > 0 and kind not in explained:
                     passing = sorted({_base(c.name) for c in got.checks if c.outcome == "passed"})
@@ -277,5 +277,5 @@ def _validate(exercises: list[str] | None, root: Path | None, timeout_s: float |
             verdicts.append(verdict)
         if is_debugging(ex):
             problems += debugging_problems(ex, stub, graded)
-        validations.append(ExerciseValidation(ex, ref, stub, verdicts, problems, alts, trivial))
+        validations.append(ExerciseValidation(ex, ref, stub, verdicts, problems, alts, trivial_results))
     return validations

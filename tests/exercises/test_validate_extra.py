@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.trivial import trivial_source
+from grader.trivial import TRIVIAL, trivial_source
 from grader.validate import validate
 
 FIXTURE = Path(__file__).resolve().parents[1] / "data" / "mutate_root"
@@ -28,6 +28,7 @@ def test_validate_grades_alternatives_and_trivial_answers(tmp_path):
     shutil.copytree(FIXTURE, root)
     v = validate(["01"], root=root)[0]
     assert v.alternatives["loop"].score == v.alternatives["loop"].max_score
+    assert sorted(v.trivial) == sorted(TRIVIAL)  # every trivial answer graded, none left out
     assert all(r.score == 0 for r in v.trivial.values()), {k: r.score for k, r in v.trivial.items()}
     assert v.ok, v.problems
     # a known mistake is graded on the checks it names only (first_column: "Caught by: test_values")
@@ -64,3 +65,12 @@ def test_validate_without_extras_grades_reference_stub_and_mistakes_only(tmp_pat
     assert v.alternatives == {} and v.trivial == {}, (v.alternatives, v.trivial)
     assert v.reference.score == v.reference.max_score and v.stub.score == 0
     assert {m.name for m in v.mistakes} == {"first_column", "no_sum"} and v.ok, v.problems
+
+
+def test_validate_without_trivial_answers_still_grades_the_alternatives(tmp_path):
+    """benchmarks/fair_verdicts.py --no-trivial: the valid answers and mistakes, not the trivial answers."""
+    root = tmp_path / "root"
+    shutil.copytree(FIXTURE, root)
+    v = validate(["01"], root=root, trivial=False)[0]
+    assert v.trivial == {} and set(v.alternatives) == {"loop"}, (v.trivial, v.alternatives)
+    assert v.alternatives["loop"].score == v.alternatives["loop"].max_score and v.ok, v.problems
