@@ -20,7 +20,7 @@ listening on 127.0.0.1). So the worker first moves into namespaces of its own:
   at once. Elsewhere (another user: the namespace needs the worker's own user namespace) the worker
   forks once more after `unshare` (`_split`), and the fork server's child stays outside as a small
   waiter (it reports the worker's pid to the fork server, then ends as the worker ends): a second
-  fork of a process holding torch, a quarter of a check's sandbox cost. As PID 1, the worker takes only
+  fork of a process holding torch, about a quarter of a worker's start. As PID 1, the worker takes only
   the signals it has a handler for from inside its namespace (its own `kill(getpid(), SIGSTOP)` does
   nothing); from outside, SIGKILL always works, and when it ends every process it started ends too;
 - mount: the folders where a machine keeps Unix sockets and shared files (/run, /var/run, /tmp,
@@ -198,8 +198,8 @@ def _wait_and_mirror(child: int, report_fd: int) -> None:
 
 class PidNamespaces:
     """The fork server's side of a worker's PID namespace: `fork()` is os.fork() whose
-    child is PID 1 of a namespace of its own, where this process may make one (root, or
-    CAP_SYS_ADMIN here); else a plain fork (`made` False: the worker makes its own, `_split`).
+    child is PID 1 of a namespace of its own, where this process may make one (as root, and
+    where unshare is not refused); else a plain fork (`made` False: the worker makes its own, `_split`).
 
     `unshare(CLONE_NEWPID)` sets the namespace of this process's next children only (this process
     stays where it is); right after the fork the setting goes back to this process's own namespace
