@@ -135,7 +135,8 @@ def starved_cgroup():
 def test_a_worker_starved_by_the_machine_is_overloaded_not_failed(zygote, starved_cgroup, tmp_path):
     """The worker's process is put in a cgroup that gives it 1 % of a core: it spins, wanting the
     CPU, and gets almost none. At the backstop its threads have waited most of the time for a CPU:
-    `Overloaded`, not a time-limit failure; a sleeping worker in the same group is a failure."""
+    `Overloaded`, not a time-limit failure; a sleeping worker in the same group (its quota raised so
+    that it can reach its sleep) is a failure."""
     subject = tmp_path / "subject.py"
     subject.write_text("import time\n\ndef spin(seconds):\n    end = time.process_time() + seconds\n"
                        "    while time.process_time() < end:\n        pass\n    return seconds\n\n"
@@ -155,6 +156,16 @@ def test_a_worker_starved_by_the_machine_is_overloaded_not_failed(zygote, starve
                                          r"\d+ s for a CPU"):
         module.spin(1.0)
     assert worker.pid is None  # killed
+    # The sleeper must reach its sleep: at 1 % of a core, the quota the spinner overdrew (and the
+    # spinner's own exit, throttled too) left it waiting seconds for the CPU to read its request (a
+    # CI run on a loaded machine: "waited 4 s for a CPU", rightly overloaded). So the spinner is
+    # gone from the group first, and the group gets 20 % of a core: a sleeper still waits for
+    # nothing, and a sleeper is what this half is about.
+    for _ in range(100):
+        if not (starved_cgroup / "cgroup.procs").read_text().split():
+            break
+        time.sleep(0.1)
+    (starved_cgroup / "cpu.cfs_quota_us").write_text("20000")
     worker, module = start()
     with pytest.raises(WorkerFailure, match="it was sleeping or blocked") as caught:
         module.sleep(600)

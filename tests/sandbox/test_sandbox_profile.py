@@ -114,14 +114,36 @@ def test_warm_up_runs_no_backward_and_asks_cuda_nothing():
         (x * x).sum().backward()  # the recorder works
         assert calls == ["autograd backward"], calls
         calls.clear()
-        from grader.sandbox.zygote import warm_up
-        warm_up(torch, {"autograd", "optim"})
-        import sys
+        import os, sys
+        threads = len(os.listdir("/proc/self/task"))
+        from grader.sandbox.zygote import WARM_MODULES, warm_up
+        warm_up(torch, {"autograd", "optim", "export", "onnx"})
         assert "sympy" in sys.modules and "torch._dynamo" in sys.modules, "the warm-up must still import them"
+        missing = [m for ms in WARM_MODULES.values() for m in ms if m not in sys.modules]
+        assert missing == [], f"the export and onnx warm-ups did not import {missing}"
+        assert "onnxruntime" not in sys.modules, "importing onnxruntime starts a thread: not before fork"
         assert calls == [], calls
+        assert len(os.listdir("/proc/self/task")) <= threads, "the warm-up started a thread"
     """
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=180, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-3000:]
+
+
+def test_export_and_onnx_warm_ups_are_asked_for_by_the_exercises_that_export_only():
+    """A judge's fork server pre-imports the exporters for 71 and 72 (a second of imports in every
+    worker that exports otherwise), and nothing more for an exercise that never exports: a bigger
+    fork server makes every fork a little dearer."""
+    from grader.catalog import Catalog
+    from grader.judge.run import warm_ups
+
+    catalog = Catalog.load(ROOT)
+
+    def spec(*ids: str) -> dict:
+        return {"exercises": [{"dir": str(ex.dir)} for ex in catalog.select(list(ids))]}
+
+    assert {"export", "onnx"} <= set(warm_ups(spec("72")))
+    assert "export" in warm_ups(spec("71")) and "onnx" not in warm_ups(spec("71"))
+    assert not {"export", "onnx"} & set(warm_ups(spec("05", "10")))
 
 
 def test_fork_server_has_not_initialised_cuda_nor_started_threads(zygote):
