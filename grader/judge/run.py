@@ -33,8 +33,9 @@ _WARM_UPS = {
     # wrappers, checkpointing, compile (18 % of validating 26 was workers importing it one by one)
     "optim": ("optim", "meta", "compile", "dynamo", "checkpoint", "clip_grad", "lr_scheduler"),
     "tensorboard": ("tensorboard", "SummaryWriter"),
-    # torch.export.export's first call imports ~400 modules (0.45 s); the dynamo ONNX exporter calls it
-    "export": ("torch.export", "onnx"),
+    # torch.export.export's first call imports ~400 modules (0.45 s), aot_autograd among them; the
+    # dynamo ONNX exporter calls it, and torch.compile's aot backends import aot_autograd too
+    "export": ("torch.export", "onnx", "aot_eager", "aot_autograd"),
     "onnx": ("onnx",),  # torch.onnx.export's first call imports onnx, onnxscript and the exporter (1 s)
 }
 

@@ -365,7 +365,7 @@ def warm_up(torch, features: set[str]) -> None:
 # What a feature's first use imports lazily, measured in a fresh interpreter with torch imported:
 # "export": torch.export.export's first call imports about 400 modules (aot_autograd, the
 # partitioner and networkx, the serializer, the archive format): 0.45 s of CPU in every worker
-# that exports, 0.1 s once imported. "onnx": torch.onnx.export's first call imports onnx,
+# that exports, 0.1 s once imported (torch.compile's aot_eager backend imports aot_autograd too). "onnx": torch.onnx.export's first call imports onnx,
 # onnxscript and the exporter, 1.0 s in every worker that exports (0.05 s once imported).
 # onnxruntime is left out: importing it starts a thread, and the fork server forks.
 WARM_MODULES = {

@@ -131,8 +131,8 @@ def test_warm_up_runs_no_backward_and_asks_cuda_nothing():
 
 def test_export_and_onnx_warm_ups_are_asked_for_by_the_exercises_that_export_only():
     """A judge's fork server pre-imports the exporters for 71 and 72 (a second of imports in every
-    worker that exports otherwise), and nothing more for an exercise that never exports: a bigger
-    fork server makes every fork a little dearer."""
+    worker that exports otherwise) and aot_autograd for 68's aot_eager compile, and nothing more for
+    an exercise that does neither: a bigger fork server makes every fork a little dearer."""
     from grader.catalog import Catalog
     from grader.judge.run import warm_ups
 
@@ -143,6 +143,7 @@ def test_export_and_onnx_warm_ups_are_asked_for_by_the_exercises_that_export_onl
 
     assert {"export", "onnx"} <= set(warm_ups(spec("72")))
     assert "export" in warm_ups(spec("71")) and "onnx" not in warm_ups(spec("71"))
+    assert "export" in warm_ups(spec("68"))  # its aot_eager compile imports aot_autograd
     assert not {"export", "onnx"} & set(warm_ups(spec("05", "10")))
 
 
