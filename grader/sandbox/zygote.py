@@ -323,12 +323,27 @@ class Workers:
                 time.sleep(0.001)
 
 
+# What a feature's first use imports lazily in every worker (measured in a fresh interpreter with
+# torch imported), imported by `warm_up` instead: "tensorboard": tensorboard and protobuf, 0.12 s.
+# "export": torch.export.export's first call imports about 400 modules (aot_autograd, the
+# partitioner and networkx, the serializer, the archive format), 0.45 s of CPU, 0.1 s once imported;
+# torch.compile's aot_eager backend imports aot_autograd too. "onnx": torch.onnx.export's first call
+# imports onnx, onnxscript and the exporter, 1.0 s (0.05 s once imported). onnxruntime is left out:
+# importing it starts a thread, and the fork server forks.
+WARM_MODULES = {
+    "tensorboard": ("torch.utils.tensorboard",),
+    "export": ("torch.export._trace", "torch._export.serde.serialize", "torch.export.pt2_archive._package",
+               "torch._functorch.aot_autograd", "torch._functorch.partitioners"),
+    "onnx": ("onnx", "onnxscript", "torch.onnx._internal.exporter._core"),
+}
+
+
 def warm_up(torch, features: set[str]) -> None:
     """Trigger torch's lazy imports once here rather than in every worker, for the features the
     judge asks for: "autograd" (grad with grad_outputs imports sympy through
     torch.fx.experimental.symbolic_shapes, ~500 modules, 0.4 s), "optim" (an optimizer's first step
-    imports torch._dynamo, 1.3 s), "tensorboard" (torch.utils.tensorboard, 0.12 s), "export" and
-    "onnx" (`WARM_MODULES`: what the first torch.export.export or torch.onnx.export imports).
+    imports torch._dynamo, 1.3 s), and the features of `WARM_MODULES` ("tensorboard", "export",
+    "onnx"): modules imported as they are, each feature's stopped by the first that is missing.
 
     By importing only. No backward pass runs here and nothing asks CUDA anything: the autograd
     engine's first backward starts one thread per accelerator (after which every forked worker
@@ -349,30 +364,13 @@ def warm_up(torch, features: set[str]) -> None:
         import torch.optim
 
         torch.optim.SGD(layer.parameters(), lr=0.1).step()  # no gradients: only the lazy imports
-    if "tensorboard" in features:
-        try:
-            import torch.utils.tensorboard  # noqa: F401 - tensorboard and protobuf, 0.12 s a worker
-        except ImportError:  # not installed: the candidate's import fails in the worker, as it would
-            pass
     for feature in sorted(features & WARM_MODULES.keys()):
         for module in WARM_MODULES[feature]:
             try:
                 importlib.import_module(module)
             except ImportError:  # not installed (the exercises' extra), or another torch's layout:
-                break            # the worker imports it, or fails to, as it would have
+                break            # the candidate's import fails in the worker, or succeeds, as it would
 
-
-# What a feature's first use imports lazily, measured in a fresh interpreter with torch imported:
-# "export": torch.export.export's first call imports about 400 modules (aot_autograd, the
-# partitioner and networkx, the serializer, the archive format): 0.45 s of CPU in every worker
-# that exports, 0.1 s once imported (torch.compile's aot_eager backend imports aot_autograd too). "onnx": torch.onnx.export's first call imports onnx,
-# onnxscript and the exporter, 1.0 s in every worker that exports (0.05 s once imported).
-# onnxruntime is left out: importing it starts a thread, and the fork server forks.
-WARM_MODULES = {
-    "export": ("torch.export._trace", "torch._export.serde.serialize", "torch.export.pt2_archive._package",
-               "torch._functorch.aot_autograd", "torch._functorch.partitioners"),
-    "onnx": ("onnx", "onnxscript", "torch.onnx._internal.exporter._core"),
-}
 
 
 def fork_server_state(torch) -> dict:

@@ -113,6 +113,14 @@ def test_a_sleeper_fails_at_the_wall_clock_backstop(tmp_path):
     assert check.duration_s >= backstop_s(1) - 0.5
 
 
+def _wait_until_empty(group: Path) -> None:
+    """Wait (up to 10 s) until the processes of cgroup `group` have left it."""
+    for _ in range(100):
+        if not (group / "cgroup.procs").read_text().split():
+            return
+        time.sleep(0.1)
+
+
 @pytest.fixture
 def starved_cgroup():
     """A cgroup of its own with a CPU quota of 1 % of a core: what a process moved there gets."""
@@ -125,10 +133,7 @@ def starved_cgroup():
         (group / "cpu.cfs_quota_us").write_text("1000")
         yield group
     finally:
-        for _ in range(100):  # its processes are killed by the test: wait for them to leave
-            if not (group / "cgroup.procs").read_text().split():
-                break
-            time.sleep(0.1)
+        _wait_until_empty(group)  # its processes are killed by the test: wait for them to leave
         group.rmdir()
 
 
@@ -161,10 +166,7 @@ def test_a_worker_starved_by_the_machine_is_overloaded_not_failed(zygote, starve
     # CI run on a loaded machine: "waited 4 s for a CPU", rightly overloaded). So the spinner is
     # gone from the group first, and the group gets 20 % of a core: a sleeper still waits for
     # nothing, and a sleeper is what this half is about.
-    for _ in range(100):
-        if not (starved_cgroup / "cgroup.procs").read_text().split():
-            break
-        time.sleep(0.1)
+    _wait_until_empty(starved_cgroup)
     (starved_cgroup / "cpu.cfs_quota_us").write_text("20000")
     worker, module = start()
     with pytest.raises(WorkerFailure, match="it was sleeping or blocked") as caught:
